@@ -1,0 +1,236 @@
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::render::Renderer;
+use super::{CliError, CliResult, Exit, GlobalArgs};
+use crate::config::{self, Config, settings};
+use crate::corpus::Corpus;
+use crate::engine::budget::Limits;
+use crate::engine::model::ModelRouter;
+use crate::engine::model::offline::OfflineModel;
+use crate::engine::tools::web::CorpusWeb;
+use crate::engine::{Engine, EngineConfig};
+use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
+use crate::store::{RunDir, RunHeader, new_run_id};
+
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The research question.
+    pub question: String,
+    /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
+    #[arg(long, value_name = "PATH")]
+    pub corpus: Option<PathBuf>,
+    /// Use the offline extractive model even when an API key is set.
+    #[arg(long)]
+    pub offline: bool,
+    /// The entity researched (default: the first proper name in the question).
+    #[arg(long, value_name = "NAME")]
+    pub entity: Option<String>,
+    /// The entity's official domain (identity anchor).
+    #[arg(long, value_name = "DOMAIN")]
+    pub domain: Option<String>,
+    /// The entity's country (identity anchor).
+    #[arg(long)]
+    pub country: Option<String>,
+    /// The entity's city (identity anchor).
+    #[arg(long)]
+    pub city: Option<String>,
+    /// The entity's industry keywords (identity anchor; repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub industry: Vec<String>,
+    /// A look-alike entity to exclude (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub exclude: Vec<String>,
+    /// Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER].
+    #[arg(long)]
+    pub tier: Option<String>,
+    /// Dollar ceiling for the run [env: DRA_MAX_USD].
+    #[arg(long, value_name = "USD")]
+    pub max_usd: Option<String>,
+    /// Wall-time ceiling, e.g. 90s, 10m [env: DRA_DEADLINE].
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// Tool-call ceiling [env: DRA_MAX_TOOL_CALLS].
+    #[arg(long, value_name = "N")]
+    pub max_tool_calls: Option<String>,
+    /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
+    #[arg(long, value_name = "N")]
+    pub max_parallel: Option<String>,
+}
+
+fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
+    let mut f = BTreeMap::new();
+    let mut put = |k: &'static str, v: &Option<String>| {
+        if let Some(v) = v {
+            f.insert(k, v.clone());
+        }
+    };
+    put(settings::MODEL_TIER, &args.tier);
+    put(settings::MAX_USD, &args.max_usd);
+    put(settings::DEADLINE, &args.deadline);
+    put(settings::MAX_TOOL_CALLS, &args.max_tool_calls);
+    put(settings::MAX_PARALLEL, &args.max_parallel);
+    if args.offline {
+        f.insert(settings::OFFLINE, "true".into());
+    }
+    f
+}
+
+fn limits(c: &Config) -> Limits {
+    let d = Limits::default();
+    Limits {
+        max_tool_calls: c.uint(settings::MAX_TOOL_CALLS).unwrap_or(d.max_tool_calls),
+        max_total_tokens: c.uint(settings::MAX_TOTAL_TOKENS).unwrap_or(d.max_total_tokens),
+        max_usd: c.float(settings::MAX_USD).unwrap_or(d.max_usd),
+        deadline: c.seconds(settings::DEADLINE).unwrap_or(d.deadline),
+        max_steps: c.uint(settings::RECURSION_LIMIT).unwrap_or(d.max_steps),
+    }
+}
+
+fn domain_prompt(c: &Config) -> Result<Option<String>, CliError> {
+    if let Some(p) = c.text(settings::DOMAIN_PROMPT) {
+        return Ok(Some(p.to_string()));
+    }
+    match c.path(settings::DOMAIN_PROMPT_FILE) {
+        None => Ok(None),
+        Some(path) => std::fs::read_to_string(&path)
+            .map(Some)
+            .with_context(|| format!("cannot read DRA_DOMAIN_PROMPT_FILE {}", path.display()))
+            .map_err(CliError::Usage),
+    }
+}
+
+pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
+    if args.question.trim().is_empty() {
+        return Err(CliError::Usage(anyhow::anyhow!(
+            "the question is empty: dra ask \"<your question>\""
+        )));
+    }
+    let config = super::resolve_config(g, flags(args))?;
+    for w in &config.warnings {
+        eprintln!("warning: {w}");
+    }
+    let corpus = match &args.corpus {
+        Some(path) => Corpus::from_path(path).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?,
+        None => Corpus::embedded().map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?,
+    };
+    let backend_label = match &args.corpus {
+        Some(p) => format!("the corpus {} ({} documents)", p.display(), corpus.len()),
+        None => format!("the embedded corpus ({} documents about a fictional company)", corpus.len()),
+    };
+    let has_key = config.api_key().is_some();
+    let wants_offline = config.bool(settings::OFFLINE) || !has_key;
+    if !wants_offline && !g.quiet {
+        eprintln!(
+            "warning: an API key is set, but this build has no OpenAI-compatible client yet; running offline with the extractive model"
+        );
+    }
+    if args.corpus.is_none() && !g.quiet {
+        eprintln!("note: no --corpus given: researching the embedded corpus (web search backends are not built yet)");
+    }
+    let mode = RunMode::Offline;
+    if !g.json && !g.quiet {
+        eprintln!(
+            "dra: offline mode: a deterministic extractive model (no language model) reads {backend_label}"
+        );
+    }
+
+    let runs_dir = config.runs_dir();
+    config::dir_is_writable(&runs_dir)
+        .with_context(|| {
+            format!(
+                "the runs dir {} is not writable; choose another with --runs-dir or DRA_RUNS_DIR",
+                runs_dir.display()
+            )
+        })
+        .map_err(CliError::Usage)?;
+    let run_id = new_run_id();
+    let run_dir = RunDir::create(&runs_dir, &run_id)
+        .with_context(|| format!("cannot create a run directory in {}", runs_dir.display()))
+        .map_err(CliError::Failure)?;
+    let header = RunHeader {
+        kind: "run_header".into(),
+        protocol_version: PROTOCOL_VERSION,
+        dra_version: env!("CARGO_PKG_VERSION").into(),
+        run_id: run_id.clone(),
+        question: args.question.clone(),
+        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        settings: config.redacted(),
+    };
+    let anchors = EntityAnchors {
+        name: args.entity.clone(),
+        domain: args.domain.clone(),
+        country: args.country.clone(),
+        city: args.city.clone(),
+        industry: args.industry.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+        exclude: args.exclude.clone(),
+    };
+    let web = CorpusWeb::new(Arc::new(corpus));
+    let engine_config = EngineConfig {
+        run_dir,
+        header,
+        mode,
+        tier: config.tier(),
+        models: ModelRouter::single(Arc::new(OfflineModel)),
+        search: Arc::new(web.clone()),
+        fetcher: Arc::new(web),
+        limits: limits(&config),
+        max_parallel: config.uint(settings::MAX_PARALLEL).unwrap_or(4) as usize,
+        backend_label,
+        domain_prompt: domain_prompt(&config)?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(CliError::Failure)?;
+    let request = AskRequest {
+        question: args.question.clone(),
+        anchors,
+    };
+    runtime.block_on(drive(g, engine_config, request))
+}
+
+async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {
+    let mut handle = Engine::spawn(config)
+        .context("cannot start the run")
+        .map_err(CliError::Failure)?;
+    let _ = handle.ops.send(Op::Ask(request)).await;
+    let mut renderer = Renderer::new(g);
+    let mut interrupts = 0;
+    loop {
+        tokio::select! {
+            ev = handle.events.recv() => match ev {
+                Some(ev) => renderer.on_event(&ev),
+                None => break,
+            },
+            _ = tokio::signal::ctrl_c() => {
+                interrupts += 1;
+                if interrupts > 1 {
+                    renderer.abandon();
+                    eprintln!("interrupted again: exiting without waiting");
+                    return Ok(Exit::Interrupted);
+                }
+                renderer.note("interrupt: finishing up and saving what was found (Ctrl-C again to quit now)");
+                let _ = handle.ops.send(Op::Interrupt).await;
+            }
+        }
+    }
+    let summary = handle
+        .join
+        .await
+        .context("the run task failed")
+        .map_err(CliError::Failure)?
+        .context("could not write the run's events")
+        .map_err(CliError::Failure)?;
+    let Some(summary) = summary else {
+        return Err(CliError::Failure(anyhow::anyhow!("the run ended before it started")));
+    };
+    renderer.finish(&summary);
+    Ok(Exit::for_status(summary.state, summary.reason))
+}

@@ -1,0 +1,220 @@
+//! `dra doctor`: every effective setting and where it came from, and the
+//! checks that tell whether dra can run here, each problem with its fix.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{CliResult, Exit, GlobalArgs, print_stdout};
+use crate::config::{Config, settings};
+use crate::corpus::Corpus;
+
+struct Check {
+    name: &'static str,
+    ok: bool,
+    detail: String,
+    fix: Option<String>,
+}
+
+pub fn run(g: &GlobalArgs) -> CliResult {
+    let mut checks = Vec::new();
+    let config = match super::resolve_config(g, Default::default()) {
+        Ok(c) => Some(c),
+        Err(super::CliError::Usage(e)) | Err(super::CliError::Failure(e)) => {
+            checks.push(Check {
+                name: "configuration",
+                ok: false,
+                detail: format!("{e:#}"),
+                fix: Some("correct the value named above (flag, environment, .env or config file)".into()),
+            });
+            None
+        }
+    };
+    if let Some(c) = &config {
+        run_checks(c, &mut checks);
+    }
+    let ok = checks.iter().all(|c| c.ok);
+    if g.json {
+        let settings_json: Vec<_> = config
+            .iter()
+            .flat_map(|c| c.entries())
+            .map(|(k, e)| json!({"key": k, "value": e.value.display(), "origin": e.origin.to_string()}))
+            .collect();
+        let checks_json: Vec<_> = checks
+            .iter()
+            .map(|c| json!({"check": c.name, "ok": c.ok, "detail": c.detail, "fix": c.fix}))
+            .collect();
+        let v = json!({"ok": ok, "settings": settings_json, "checks": checks_json,
+            "warnings": config.as_ref().map(|c| c.warnings.clone()).unwrap_or_default()});
+        print_stdout(format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()).as_bytes());
+    } else {
+        let mut s = String::new();
+        if let Some(c) = &config {
+            s.push_str("Settings (effective value, origin):\n");
+            for spec in settings::SETTINGS {
+                match c.get(spec.key) {
+                    Some(e) => s.push_str(&format!("  {:<30} {:<32} {}\n", spec.key, e.value.display(), e.origin)),
+                    None if spec.is_secret() => s.push_str(&format!("  {:<30} {:<32} -\n", spec.key, "not set")),
+                    None => s.push_str(&format!("  {:<30} {:<32} -\n", spec.key, "(unset)")),
+                }
+            }
+            for w in &c.warnings {
+                s.push_str(&format!("warning: {w}\n"));
+            }
+            s.push('\n');
+        }
+        s.push_str("Checks:\n");
+        for c in &checks {
+            s.push_str(&format!("  [{}] {}: {}\n", if c.ok { "ok" } else { "FAIL" }, c.name, c.detail));
+            if let Some(fix) = &c.fix {
+                s.push_str(&format!("        fix: {fix}\n"));
+            }
+        }
+        s.push_str(if ok { "\ndra can run here.\n" } else { "\ndra cannot run until the problems above are fixed.\n" });
+        print_stdout(s.as_bytes());
+    }
+    Ok(if ok { Exit::Ok } else { Exit::Failure })
+}
+
+fn run_checks(c: &Config, checks: &mut Vec<Check>) {
+    let key = c.api_key();
+    checks.push(Check {
+        name: "model",
+        ok: true,
+        detail: match key {
+            Some(_) => format!(
+                "API key set; tier {} (research {}, sub-agent {}, utility {})",
+                c.tier().name,
+                c.tier().research.slug,
+                c.tier().subagent.slug,
+                c.tier().utility.slug
+            ),
+            None => "no API key: dra runs offline with its deterministic extractive model (set OPENAI_API_KEY or OPENROUTER_API_KEY for real models)".into(),
+        },
+        fix: None,
+    });
+    let base = c.text(settings::OPENAI_BASE_URL).unwrap_or("").to_string();
+    let allowed = c.list(settings::ALLOWED_BASE_URLS);
+    checks.push(Check {
+        name: "base url",
+        ok: true,
+        detail: if allowed.is_empty() {
+            format!("{base} (no extra base URLs allowed for per-run overrides)")
+        } else {
+            format!("{base}; per-run overrides allowed to: {}", allowed.join(", "))
+        },
+        fix: None,
+    });
+    if let Some(key) = key {
+        checks.push(reachability(&base, key.expose()));
+    }
+    let search = [settings::TAVILY_API_KEY, settings::BRAVE_API_KEY]
+        .iter()
+        .filter(|k| c.secret(k).is_some())
+        .map(|k| k.to_string())
+        .chain(c.text(settings::SEARXNG_URL).map(|_| settings::SEARXNG_URL.to_string()))
+        .collect::<Vec<_>>();
+    checks.push(Check {
+        name: "web search",
+        ok: true,
+        detail: if search.is_empty() {
+            "no web search backend configured: runs use --corpus or the embedded corpus (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY for the web)".into()
+        } else {
+            format!("configured: {}", search.join(", "))
+        },
+        fix: None,
+    });
+    let runs = c.runs_dir();
+    checks.push(match crate::config::dir_is_writable(&runs) {
+        Ok(()) => Check {
+            name: "runs dir",
+            ok: true,
+            detail: format!("{} is writable", runs.display()),
+            fix: None,
+        },
+        Err(e) => Check {
+            name: "runs dir",
+            ok: false,
+            detail: format!("{} is not writable: {e}", runs.display()),
+            fix: Some("point --runs-dir or DRA_RUNS_DIR at a writable directory".into()),
+        },
+    });
+    for (name, key, what) in [
+        ("skills dir", settings::SKILLS_DIR, "SKILL.md folders"),
+        ("custom tools dir", settings::CUSTOM_TOOLS_DIR, "tool files"),
+    ] {
+        let path = c.path(key).unwrap_or_default();
+        let detail = if path.is_dir() {
+            let n = std::fs::read_dir(&path).map(|d| d.count()).unwrap_or(0);
+            format!("{} ({n} entries)", path.display())
+        } else {
+            format!("{} does not exist: no {what} (optional)", path.display())
+        };
+        checks.push(Check { name, ok: true, detail, fix: None });
+    }
+    checks.push(match Corpus::embedded() {
+        Ok(corpus) => Check {
+            name: "offline corpus",
+            ok: true,
+            detail: format!("embedded corpus loads ({} documents)", corpus.len()),
+            fix: None,
+        },
+        Err(e) => Check {
+            name: "offline corpus",
+            ok: false,
+            detail: e.to_string(),
+            fix: Some("this build is broken: reinstall dra".into()),
+        },
+    });
+}
+
+/// A short authenticated GET of `<base>/models`.
+fn reachability(base: &str, key: &str) -> Check {
+    let url = format!("{}/models", base.trim_end_matches('/'));
+    let result = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+        .and_then(|rt| {
+            rt.block_on(async {
+                let client = reqwest::Client::builder()
+                    .timeout(Duration::from_secs(5))
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                client
+                    .get(&url)
+                    .bearer_auth(key)
+                    .send()
+                    .await
+                    .map(|r| r.status())
+                    // reqwest errors can carry the URL but never the header.
+                    .map_err(|e| e.without_url().to_string())
+            })
+        });
+    match result {
+        Ok(status) if status.is_success() => Check {
+            name: "endpoint",
+            ok: true,
+            detail: format!("{url} answered {status}"),
+            fix: None,
+        },
+        Ok(status) if status.as_u16() == 401 || status.as_u16() == 403 => Check {
+            name: "endpoint",
+            ok: false,
+            detail: format!("{url} rejected the key ({status})"),
+            fix: Some("check OPENAI_API_KEY / OPENROUTER_API_KEY for this endpoint".into()),
+        },
+        Ok(status) => Check {
+            name: "endpoint",
+            ok: true,
+            detail: format!("{url} is reachable (answered {status})"),
+            fix: None,
+        },
+        Err(e) => Check {
+            name: "endpoint",
+            ok: false,
+            detail: format!("{url} is unreachable: {e}"),
+            fix: Some("check OPENAI_BASE_URL and the network, or unset the key to run offline".into()),
+        },
+    }
+}

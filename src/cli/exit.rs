@@ -1,0 +1,73 @@
+//! Exit codes: a documented, tested contract for scripts.
+
+use crate::protocol::{StatusReason, StatusState};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    /// Report delivered (or a direct answer); `doctor` found nothing wrong; lint clean.
+    Ok = 0,
+    /// The run failed; `doctor` found a problem; lint found problems.
+    Failure = 1,
+    /// Usage or configuration error: bad flag, malformed setting, unreadable corpus.
+    Usage = 2,
+    /// The run stopped to ask clarifying questions.
+    AwaitingClarification = 3,
+    /// A report was written but salvaged from partial findings.
+    PartialReport = 4,
+    /// A budget (tool calls, tokens, dollars, deadline, steps) ran out.
+    BudgetExhausted = 5,
+    /// Interrupted (Ctrl-C).
+    Interrupted = 130,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The exit code for a run's terminal status.
+    pub fn for_status(state: StatusState, reason: StatusReason) -> Exit {
+        match (state, reason) {
+            (StatusState::Done, StatusReason::ReportDelivered | StatusReason::DirectAnswer) => Exit::Ok,
+            (StatusState::Done, StatusReason::AwaitingClarification) => Exit::AwaitingClarification,
+            (StatusState::Done, _) => Exit::PartialReport,
+            (_, StatusReason::Interrupted) => Exit::Interrupted,
+            (_, StatusReason::BudgetExhausted) => Exit::BudgetExhausted,
+            _ => Exit::Failure,
+        }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(e: Exit) -> Self {
+        std::process::ExitCode::from(e.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable() {
+        assert_eq!(Exit::Ok.code(), 0);
+        assert_eq!(Exit::Failure.code(), 1);
+        assert_eq!(Exit::Usage.code(), 2);
+        assert_eq!(Exit::AwaitingClarification.code(), 3);
+        assert_eq!(Exit::PartialReport.code(), 4);
+        assert_eq!(Exit::BudgetExhausted.code(), 5);
+        assert_eq!(Exit::Interrupted.code(), 130);
+    }
+
+    #[test]
+    fn statuses_map_to_codes() {
+        use StatusReason::*;
+        assert_eq!(Exit::for_status(StatusState::Done, ReportDelivered), Exit::Ok);
+        assert_eq!(Exit::for_status(StatusState::Done, ReportSalvaged), Exit::PartialReport);
+        assert_eq!(Exit::for_status(StatusState::Done, AwaitingClarification), Exit::AwaitingClarification);
+        assert_eq!(Exit::for_status(StatusState::Error, Interrupted), Exit::Interrupted);
+        assert_eq!(Exit::for_status(StatusState::Error, BudgetExhausted), Exit::BudgetExhausted);
+        assert_eq!(Exit::for_status(StatusState::Error, StalledAfterNudges), Exit::Failure);
+    }
+}

@@ -1,0 +1,203 @@
+//! The command line: flags, commands, renderers. The only layer that touches
+//! the terminal. stdout is a contract: the report path and a summary line in
+//! human mode, JSONL events only with `--json`.
+
+mod ask;
+mod doctor;
+pub mod exit;
+mod lint_report;
+mod render;
+mod tiers;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+pub use exit::Exit;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dra",
+    version,
+    about = "dra: a deep research agent. Plans, searches, reads, validates evidence and writes a cited report.",
+    long_about = None,
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 awaiting clarification, 4 partial (salvaged) report, 5 budget exhausted, 130 interrupted."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Print events as JSON lines on stdout (and nothing else).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to use colour and live rows.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Less output on stderr.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// More output on stderr (-v shows thinking, -vv debug logs).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Where runs are written [env: DRA_RUNS_DIR].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub runs_dir: Option<PathBuf>,
+    /// Config file (default: dra/config.toml in the platform config dir).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Research a question and write a cited report.
+    Ask(ask::AskArgs),
+    /// Check the setup: settings and where they come from, keys, endpoint, runs dir.
+    Doctor,
+    /// Show the model tiers and their prices.
+    Tiers,
+    /// Lint a report's citations (and scrub leaks) without running anything.
+    LintReport(lint_report::LintArgs),
+    /// Print shell completions.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    #[command(hide = true)]
+    Man,
+}
+
+/// Entry point: parses flags, runs the command, maps the outcome to an exit code.
+pub fn main() -> std::process::ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+            let _ = e.print();
+            return code.into();
+        }
+    };
+    init_tracing(&cli.global);
+    let outcome = match &cli.command {
+        Command::Ask(args) => ask::run(&cli.global, args),
+        Command::Doctor => doctor::run(&cli.global),
+        Command::Tiers => tiers::run(&cli.global),
+        Command::LintReport(args) => lint_report::run(&cli.global, args),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            write_completions(*shell, &mut out);
+            print_stdout(&out);
+            Ok(Exit::Ok)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            match write_man(&mut out) {
+                Ok(()) => {
+                    print_stdout(&out);
+                    Ok(Exit::Ok)
+                }
+                Err(e) => Err(CliError::Failure(anyhow::anyhow!(e))),
+            }
+        }
+    };
+    match outcome {
+        Ok(code) => code.into(),
+        Err(CliError::Usage(e)) => {
+            eprintln!("error: {e:#}");
+            Exit::Usage.into()
+        }
+        Err(CliError::Failure(e)) => {
+            eprintln!("error: {e:#}");
+            Exit::Failure.into()
+        }
+    }
+}
+
+/// Errors at the edge, already classified for the exit code.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input or configuration: exit 2.
+    Usage(anyhow::Error),
+    /// Anything else: exit 1.
+    Failure(anyhow::Error),
+}
+
+pub type CliResult = Result<Exit, CliError>;
+
+fn init_tracing(g: &GlobalArgs) {
+    use tracing_subscriber::EnvFilter;
+    let default = match g.verbose {
+        0 | 1 => "warn",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(g.color == ColorChoice::Always)
+        .try_init();
+}
+
+pub fn write_completions(shell: clap_complete::Shell, out: &mut Vec<u8>) {
+    clap_complete::generate(shell, &mut Cli::command(), "dra", out);
+}
+
+pub fn write_man(out: &mut Vec<u8>) -> std::io::Result<()> {
+    clap_mangen::Man::new(Cli::command()).render(out)
+}
+
+/// Writes to stdout; a closed pipe is not an error (`dra ... | head`).
+pub(crate) fn print_stdout(bytes: &[u8]) -> bool {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => false,
+        Err(_) => false,
+    }
+}
+
+/// Whether stderr gets colour and live rows.
+pub(crate) fn stderr_is_live(g: &GlobalArgs) -> bool {
+    use std::io::IsTerminal;
+    if g.json || g.quiet {
+        return false;
+    }
+    match g.color {
+        ColorChoice::Never => false,
+        ColorChoice::Always => true,
+        ColorChoice::Auto => {
+            std::io::stderr().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+        }
+    }
+}
+
+/// Resolves configuration for a command, with the flags that map to settings.
+pub(crate) fn resolve_config(
+    g: &GlobalArgs,
+    flags: std::collections::BTreeMap<&'static str, String>,
+) -> Result<crate::config::Config, CliError> {
+    let mut layers = crate::config::Layers::from_process(g.config.clone());
+    layers.flags = flags;
+    if let Some(d) = &g.runs_dir {
+        layers
+            .flags
+            .insert(crate::config::settings::RUNS_DIR, d.display().to_string());
+    }
+    crate::config::Config::resolve(&layers).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))
+}

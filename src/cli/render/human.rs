@@ -1,0 +1,223 @@
+//! Human output: live rows on stderr when it is a terminal (indicatif), plain
+//! lines otherwise; the report path and a one-line summary on stdout.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use console::style;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::super::{GlobalArgs, print_stdout, stderr_is_live};
+use crate::engine::RunSummary;
+use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict};
+
+pub struct Human {
+    live: Option<MultiProgress>,
+    rows: HashMap<String, ProgressBar>,
+    quiet: bool,
+    verbose: u8,
+    colour: bool,
+}
+
+fn serde_name<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+impl Human {
+    pub fn new(g: &GlobalArgs) -> Self {
+        let live = stderr_is_live(g);
+        Human {
+            live: live.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
+            rows: HashMap::new(),
+            quiet: g.quiet,
+            verbose: g.verbose,
+            colour: live,
+        }
+    }
+
+    pub fn line(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.live {
+            Some(m) => {
+                let _ = m.println(text);
+            }
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn paint(&self, text: &str, f: fn(console::StyledObject<&str>) -> console::StyledObject<&str>) -> String {
+        if self.colour {
+            f(style(text)).to_string()
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn row(&mut self, unit: &str, msg: String) {
+        let Some(m) = &self.live else {
+            return;
+        };
+        let bar = self.rows.entry(unit.to_string()).or_insert_with(|| {
+            let b = m.add(ProgressBar::new_spinner());
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {prefix:.bold} {wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            b.set_prefix(unit.to_string());
+            b.enable_steady_tick(Duration::from_millis(120));
+            b
+        });
+        bar.set_message(msg);
+    }
+
+    fn end_row(&mut self, unit: &str, msg: String) {
+        if let Some(b) = self.rows.remove(unit) {
+            b.finish_and_clear();
+        }
+        self.line(&msg);
+    }
+
+    pub fn clear(&mut self) {
+        for (_, b) in self.rows.drain() {
+            b.finish_and_clear();
+        }
+    }
+
+    pub fn on_event(&mut self, ev: &Event) {
+        let agent = ev.agent.as_str();
+        match &ev.body {
+            EventBody::RunStart { mode, tier, run_id, run_dir, entity, .. } => {
+                let who = entity.name.as_deref().unwrap_or("(no entity named)");
+                self.line(&format!(
+                    "{} run {run_id} · {} · tier {tier} · entity {who}\n    {run_dir}",
+                    self.paint("dra", |s| s.bold()),
+                    serde_name(mode)
+                ));
+            }
+            EventBody::Plan { todos } => {
+                self.line(&format!("{} {} aspects", self.paint("plan", |s| s.cyan().bold()), todos.len()));
+                for t in todos {
+                    self.line(&format!("  - {}", t.content));
+                }
+            }
+            EventBody::Subagent { unit, state, description } => match state {
+                SubagentState::Started => {
+                    let aspect = description.lines().next().unwrap_or("").trim_start_matches("Aspect:").trim().to_string();
+                    if self.live.is_some() {
+                        self.row(unit, format!("{aspect}: starting"));
+                    } else {
+                        self.line(&format!("{unit} started: {aspect}"));
+                    }
+                }
+                SubagentState::Done => self.end_row(unit, format!("{} {unit} done: {description}", self.paint("✓", |s| s.green()))),
+                SubagentState::Failed => self.end_row(unit, format!("{} {unit} failed: {description}", self.paint("✗", |s| s.red()))),
+            },
+            EventBody::SearchQuery { query, .. } => {
+                if self.live.is_some() && agent != "main" {
+                    self.row(agent, format!("searching {query:?}"));
+                }
+            }
+            EventBody::SearchResults { query, count, ok, error, .. } => {
+                if *ok {
+                    self.line(&format!("  {agent} search {query:?} → {count} results"));
+                } else {
+                    self.line(&format!("  {agent} search {query:?} failed: {}", error.as_deref().unwrap_or("")));
+                }
+            }
+            EventBody::Fetch { url, verdict, detail, .. } => {
+                if self.live.is_some() && agent != "main" {
+                    self.row(agent, format!("reading {url}"));
+                }
+                match verdict {
+                    Verdict::Accepted => {}
+                    Verdict::Quarantined => self.line(&format!(
+                        "  {} {url}: {}",
+                        self.paint("quarantined", |s| s.red().bold()),
+                        detail.as_deref().unwrap_or("")
+                    )),
+                    Verdict::Rejected => self.line(&format!(
+                        "  {} {url}: {}",
+                        self.paint("rejected", |s| s.yellow()),
+                        detail.as_deref().unwrap_or("")
+                    )),
+                    Verdict::Failed => self.line(&format!("  fetch failed {url}: {}", detail.as_deref().unwrap_or(""))),
+                }
+            }
+            EventBody::Source { index, title, domain, .. } => {
+                self.line(&format!("  {agent} read [{index}] {title} ({domain})"));
+            }
+            EventBody::ToolCall { tool, .. } => {
+                if self.verbose > 0 && !matches!(tool.as_str(), "web_search" | "fetch_url") {
+                    self.line(&format!("  {agent} → {tool}"));
+                }
+            }
+            EventBody::ToolResult { tool, ok, summary, .. } => {
+                if !ok {
+                    self.line(&format!("  {agent} {tool}: {summary}"));
+                }
+            }
+            EventBody::SubagentFindings { unit, findings, gaps, .. } => {
+                self.line(&format!("  {unit} findings: {} (gaps: {})", findings.len(), gaps.len()));
+                if self.verbose > 0 {
+                    for f in findings {
+                        self.line(&format!("    {} {}", f.source, f.evidence));
+                    }
+                }
+            }
+            EventBody::Thinking { text } => {
+                if self.verbose > 0 {
+                    self.line(&format!("  {agent} thinking: {text}"));
+                }
+            }
+            EventBody::Warning { message, code } => {
+                if code != "offline" {
+                    self.line(&format!("{} {message}", self.paint("warning:", |s| s.yellow().bold())));
+                }
+            }
+            EventBody::Status(s) => {
+                let reason = s.reason.map(|r| serde_name(&r)).unwrap_or_default();
+                let detail = s.detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
+                match s.state {
+                    StatusState::Done | StatusState::Error => {}
+                    StatusState::BudgetSoft => self.line(&format!("{} 75% of the {reason} budget used{detail}", self.paint("budget", |s| s.yellow()))),
+                    StatusState::BudgetHalt => self.line(&format!("{} {reason} budget exhausted{detail}", self.paint("budget", |s| s.red().bold()))),
+                    StatusState::Revising => self.line(&format!("  {agent} revising ({reason}){detail}")),
+                    other => self.line(&format!("  status {}{detail}", serde_name(&other))),
+                }
+            }
+            EventBody::Clarification { questions } => {
+                self.line("clarification needed:");
+                for q in questions {
+                    self.line(&format!("  ? {q}"));
+                }
+            }
+            EventBody::McpCall { .. } | EventBody::McpResult { .. } | EventBody::Skill { .. } | EventBody::Evidence { .. } | EventBody::Report { .. } | EventBody::Usage { .. } => {}
+        }
+    }
+
+    pub fn finish(&mut self, s: &RunSummary) {
+        self.clear();
+        let reason = serde_name(&s.reason);
+        let state = serde_name(&s.state);
+        let detail = s.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+        self.line(&format!("{} {state}: {reason}{detail}", self.paint("status", |x| x.bold())));
+        let mut out = String::new();
+        if let Some(p) = &s.report_path {
+            out.push_str(&format!("{}\n", p.display()));
+        }
+        out.push_str(&format!(
+            "{state} ({reason}): {} sources, {} tool calls, {} tokens, ${:.4}, {:.1} s\n",
+            s.sources,
+            s.tool_calls,
+            s.total_tokens,
+            s.cost_usd,
+            s.duration.as_secs_f64()
+        ));
+        print_stdout(out.as_bytes());
+    }
+}

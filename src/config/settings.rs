@@ -1,0 +1,160 @@
+//! The configuration table: every setting dra reads, its environment name,
+//! type, default and meaning. Names and defaults follow the reference agent's
+//! table where they apply to a CLI; the rest are ours.
+
+/// How a raw string is parsed and validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Secret,
+    /// An http(s) URL.
+    Url,
+    Bool,
+    /// A whole number, at least the given minimum.
+    Uint { min: u64 },
+    /// A non-negative decimal number.
+    Float,
+    /// Seconds: `90`, `90s`, `5m`, `1h`.
+    Seconds,
+    /// Comma-separated items.
+    List,
+    /// A JSON list of `{label, url}` objects.
+    McpServers,
+    /// A model tier name (unknown names warn and fall back).
+    Tier,
+    Path,
+    /// One of a fixed set of words.
+    Choice(&'static [&'static str]),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SettingSpec {
+    /// The environment name, also accepted as-is in the config file.
+    pub key: &'static str,
+    /// Other environment names read when `key` is unset.
+    pub aliases: &'static [&'static str],
+    pub kind: Kind,
+    pub default: Option<&'static str>,
+    pub doc: &'static str,
+}
+
+impl SettingSpec {
+    /// The key in config.toml: lowercase, without the `DRA_` prefix.
+    pub fn file_key(&self) -> String {
+        let lower = self.key.to_ascii_lowercase();
+        lower.strip_prefix("dra_").unwrap_or(&lower).to_string()
+    }
+
+    pub fn is_secret(&self) -> bool {
+        self.kind == Kind::Secret
+    }
+}
+
+const fn s(
+    key: &'static str,
+    kind: Kind,
+    default: Option<&'static str>,
+    doc: &'static str,
+) -> SettingSpec {
+    SettingSpec {
+        key,
+        aliases: &[],
+        kind,
+        default,
+        doc,
+    }
+}
+
+pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
+pub const ALLOWED_BASE_URLS: &str = "DRA_ALLOWED_BASE_URLS";
+pub const TAVILY_API_KEY: &str = "TAVILY_API_KEY";
+pub const TAVILY_BASE_URL: &str = "TAVILY_BASE_URL";
+pub const SEARXNG_URL: &str = "SEARXNG_URL";
+pub const BRAVE_API_KEY: &str = "BRAVE_API_KEY";
+pub const MODEL_TIER: &str = "DRA_MODEL_TIER";
+pub const REQUEST_TIMEOUT: &str = "DRA_REQUEST_TIMEOUT";
+pub const MAX_RETRIES: &str = "DRA_MAX_RETRIES";
+pub const SKILLS_DIR: &str = "DRA_SKILLS_DIR";
+pub const CUSTOM_TOOLS_DIR: &str = "DRA_CUSTOM_TOOLS_DIR";
+pub const DOMAIN_PROMPT: &str = "DRA_DOMAIN_PROMPT";
+pub const DOMAIN_PROMPT_FILE: &str = "DRA_DOMAIN_PROMPT_FILE";
+pub const STREAMING: &str = "DRA_STREAMING";
+pub const STREAMING_DENYLIST: &str = "DRA_STREAMING_DENYLIST";
+pub const RECURSION_LIMIT: &str = "DRA_RECURSION_LIMIT";
+pub const MAX_TOOL_CALLS: &str = "DRA_MAX_TOOL_CALLS";
+pub const MAX_TOTAL_TOKENS: &str = "DRA_MAX_TOTAL_TOKENS";
+pub const MAX_USD: &str = "DRA_MAX_USD";
+pub const DEADLINE: &str = "DRA_DEADLINE";
+pub const MAX_PARALLEL: &str = "DRA_MAX_PARALLEL";
+pub const RUNS_DIR: &str = "DRA_RUNS_DIR";
+pub const OFFLINE: &str = "DRA_OFFLINE";
+pub const TOOL_PROTOCOL: &str = "DRA_TOOL_PROTOCOL";
+pub const FETCH_ALLOWLIST: &str = "DRA_FETCH_ALLOWLIST";
+pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
+
+/// Every setting dra reads, in the order `dra doctor` prints them.
+pub const SETTINGS: &[SettingSpec] = &[
+    SettingSpec {
+        key: OPENAI_API_KEY,
+        aliases: &["OPENROUTER_API_KEY"],
+        kind: Kind::Secret,
+        default: None,
+        doc: "Key sent as Bearer to OPENAI_BASE_URL; unset means offline mode",
+    },
+    s(OPENAI_BASE_URL, Kind::Url, Some("https://openrouter.ai/api/v1"), "OpenAI-compatible endpoint"),
+    s(ALLOWED_BASE_URLS, Kind::List, None, "Extra base URLs a run may override to (key-exfiltration guard)"),
+    s(TAVILY_API_KEY, Kind::Secret, None, "Tavily web search key"),
+    s(TAVILY_BASE_URL, Kind::Url, Some("https://api.tavily.com"), "Tavily endpoint (for proxies)"),
+    s(SEARXNG_URL, Kind::Url, None, "SearXNG instance for web search"),
+    s(BRAVE_API_KEY, Kind::Secret, None, "Brave Search key"),
+    s(SEARCH_MAX_RESULTS, Kind::Uint { min: 1 }, Some("5"), "Default results per web_search call"),
+    s(MODEL_TIER, Kind::Tier, Some("extra-low"), "Named model package: extra-low | low | mid | high"),
+    s(REQUEST_TIMEOUT, Kind::Seconds, Some("180"), "Per-request ceiling on every model call (seconds)"),
+    s(MAX_RETRIES, Kind::Uint { min: 0 }, Some("3"), "Retries per model call on transient 429/5xx; 0 disables"),
+    s(STREAMING, Kind::Bool, Some("true"), "Token-by-token streaming"),
+    s(STREAMING_DENYLIST, Kind::List, Some("deepseek-v4-flash"), "Model-name substrings that force streaming off"),
+    s(TOOL_PROTOCOL, Kind::Choice(&["auto", "native", "envelope"]), Some("auto"), "Tool calling: native, the JSON envelope, or auto (fall back when tools are rejected)"),
+    s(RECURSION_LIMIT, Kind::Uint { min: 1 }, Some("4500"), "Orchestrator step ceiling (caps loops, not tool calls)"),
+    s(MAX_TOOL_CALLS, Kind::Uint { min: 1 }, Some("200"), "Cumulative tool-call ceiling per run"),
+    s(MAX_TOTAL_TOKENS, Kind::Uint { min: 1 }, Some("4000000"), "Cumulative token ceiling per run"),
+    s(MAX_USD, Kind::Float, Some("0.50"), "Dollar ceiling per run"),
+    s(DEADLINE, Kind::Seconds, Some("600"), "Wall-time ceiling per run (seconds, or 90s / 10m / 1h)"),
+    s(MAX_PARALLEL, Kind::Uint { min: 1 }, Some("4"), "Sub-researchers running at once"),
+    s(OFFLINE, Kind::Bool, Some("false"), "Force the offline extractive model even with a key"),
+    s(RUNS_DIR, Kind::Path, None, "Where runs are written (default: the platform data dir)"),
+    s(FETCH_ALLOWLIST, Kind::List, None, "host or host:port entries the SSRF guard lets through"),
+    s("DRA_MCP_URL", Kind::Url, None, "Single MCP server (bare host gets /mcp appended)"),
+    s("DRA_MCP_LABEL", Kind::Text, None, "Friendly name for that server in the report's sources"),
+    s("DRA_MCP_SERVERS", Kind::McpServers, None, "JSON list of {label, url} for several MCP servers"),
+    s("DRA_MCP_BEARER", Kind::Secret, None, "Bearer token for MCP servers lacking explicit auth"),
+    s("DRA_MCP_MAX_CONCURRENCY", Kind::Uint { min: 1 }, Some("10"), "Ceiling on simultaneous MCP calls per run"),
+    s("DRA_MCP_RATE_LIMIT_MAX_WAIT", Kind::Seconds, Some("120"), "Per-call 429 backoff budget (seconds)"),
+    s(SKILLS_DIR, Kind::Path, Some("./skills"), "Directory of agent skills (folders with SKILL.md)"),
+    s(CUSTOM_TOOLS_DIR, Kind::Path, Some("./custom_tools"), "Directory of drop-in custom tools"),
+    s(DOMAIN_PROMPT, Kind::Text, None, "Domain guidance injected into both system prompts"),
+    s(DOMAIN_PROMPT_FILE, Kind::Path, None, "File holding the domain prompt; inline DRA_DOMAIN_PROMPT wins"),
+    s("DRA_MAX_RESULT_CHARS", Kind::Uint { min: 1 }, Some("60000"), "Tool result size over which it is offloaded or truncated"),
+    s("DRA_MAX_RESULT_ROWS", Kind::Uint { min: 1 }, Some("1000"), "Tool result row count that triggers the same"),
+    s("DRA_OFFLOAD_RESULTS", Kind::Bool, Some("true"), "Offload large results to the sandbox instead of truncating"),
+    s("DRA_OFFLOAD_DIR", Kind::Text, Some("/workspace/data"), "Directory inside the sandbox for offloaded results"),
+    s("LLM_SANDBOX_URL", Kind::Url, None, "Code-execution sandbox endpoint"),
+    s("LLM_SANDBOX_TOKEN", Kind::Secret, None, "Sandbox auth token"),
+    s("LLM_SANDBOX_NETWORK", Kind::Bool, Some("false"), "Allow outbound network inside the sandbox"),
+    s("LLM_SANDBOX_SESSION_TIMEOUT", Kind::Seconds, Some("900"), "Sandbox session timeout (seconds)"),
+];
+
+/// Per-model keys of older versions: ignored with a warning, since models are
+/// chosen by tier only.
+pub const LEGACY_MODEL_KEYS: &[&str] = &[
+    "research_model",
+    "final_report_model",
+    "compression_model",
+    "summarization_model",
+    "subagent_model",
+    "utility_model",
+];
+
+pub fn spec(key: &str) -> Option<&'static SettingSpec> {
+    SETTINGS.iter().find(|s| s.key == key)
+}

@@ -1,0 +1,145 @@
+//! MODEL_TIERS: the named price packages. Which models a tier means is decided
+//! here, in one reviewed place, never per environment variable or per run.
+//! Prices are dollars per million tokens (input, output), checked against
+//! OpenRouter on 2026-07-30; they drift.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ModelSlot {
+    pub slug: &'static str,
+    /// $ per million input tokens.
+    pub input_per_m: f64,
+    /// $ per million output tokens.
+    pub output_per_m: f64,
+}
+
+impl ModelSlot {
+    /// Dollar cost of one call.
+    pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
+        (input_tokens as f64 * self.input_per_m + output_tokens as f64 * self.output_per_m)
+            / 1_000_000.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ModelTier {
+    pub name: &'static str,
+    /// Runs the orchestrator.
+    pub research: ModelSlot,
+    /// Runs the sub-researchers.
+    pub subagent: ModelSlot,
+    /// Narrow calls: compression, extraction.
+    pub utility: ModelSlot,
+}
+
+/// Which slot of a tier a model call uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelRole {
+    Research,
+    Subagent,
+    Utility,
+}
+
+impl ModelTier {
+    pub fn slot(&self, role: ModelRole) -> &ModelSlot {
+        match role {
+            ModelRole::Research => &self.research,
+            ModelRole::Subagent => &self.subagent,
+            ModelRole::Utility => &self.utility,
+        }
+    }
+}
+
+const fn slot(slug: &'static str, input_per_m: f64, output_per_m: f64) -> ModelSlot {
+    ModelSlot {
+        slug,
+        input_per_m,
+        output_per_m,
+    }
+}
+
+/// Ordered cheapest first.
+pub const MODEL_TIERS: &[ModelTier] = &[
+    ModelTier {
+        name: "extra-low",
+        research: slot("xiaomi/mimo-v2.5", 0.14, 0.28),
+        subagent: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
+        utility: slot("qwen/qwen3-30b-a3b-instruct-2507", 0.05, 0.19),
+    },
+    ModelTier {
+        name: "low",
+        research: slot("deepseek/deepseek-v4-pro", 0.43, 0.87),
+        subagent: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
+        utility: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
+    },
+    ModelTier {
+        name: "mid",
+        research: slot("google/gemini-3.6-flash", 1.50, 7.50),
+        subagent: slot("xiaomi/mimo-v2.5", 0.14, 0.28),
+        utility: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
+    },
+    ModelTier {
+        name: "high",
+        research: slot("anthropic/claude-sonnet-5", 2.0, 10.0),
+        subagent: slot("moonshotai/kimi-k2.6", 0.65, 2.72),
+        utility: slot("google/gemini-3.5-flash-lite", 0.30, 2.50),
+    },
+];
+
+/// The tier used when nothing is configured: a bare checkout can't silently
+/// burn money.
+pub const DEFAULT_TIER: &str = "extra-low";
+
+pub fn find_tier(name: &str) -> Option<&'static ModelTier> {
+    MODEL_TIERS.iter().find(|t| t.name == name)
+}
+
+pub fn default_tier() -> &'static ModelTier {
+    &MODEL_TIERS[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subagent_is_never_pricier_than_the_orchestrator() {
+        for t in MODEL_TIERS {
+            assert!(
+                t.subagent.input_per_m <= t.research.input_per_m
+                    && t.subagent.output_per_m <= t.research.output_per_m,
+                "tier {}: sub-agent {} costs more than orchestrator {}",
+                t.name,
+                t.subagent.slug,
+                t.research.slug
+            );
+        }
+    }
+
+    #[test]
+    fn each_tier_costs_more_than_the_one_below_on_the_research_slot() {
+        for pair in MODEL_TIERS.windows(2) {
+            let (lo, hi) = (&pair[0].research, &pair[1].research);
+            assert!(
+                hi.input_per_m > lo.input_per_m && hi.output_per_m > lo.output_per_m,
+                "{} is not pricier than {}",
+                pair[1].name,
+                pair[0].name
+            );
+        }
+    }
+
+    #[test]
+    fn default_tier_exists_and_is_cheapest() {
+        assert_eq!(default_tier().name, DEFAULT_TIER);
+        assert!(find_tier(DEFAULT_TIER).is_some());
+    }
+
+    #[test]
+    fn cost_uses_per_million_prices() {
+        let s = slot("x", 2.0, 10.0);
+        assert!((s.cost(1_000_000, 100_000) - 3.0).abs() < 1e-9);
+    }
+}

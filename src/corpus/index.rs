@@ -1,0 +1,109 @@
+//! Ranked full-text search over a corpus with tantivy (BM25, English
+//! stemming), in memory.
+
+use tantivy::collector::TopDocs;
+use tantivy::query::QueryParser;
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{Index, IndexReader, TantivyDocument, doc};
+
+use super::{CorpusError, RawDocument};
+use crate::evidence::clean;
+
+/// A search hit: the document's position in the corpus and a snippet.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub doc: usize,
+    pub score: f32,
+    pub snippet: String,
+}
+
+pub struct CorpusIndex {
+    index: Index,
+    reader: IndexReader,
+    ord: Field,
+    title: Field,
+    body: Field,
+}
+
+fn err(e: impl std::fmt::Display) -> CorpusError {
+    CorpusError::Index(e.to_string())
+}
+
+impl CorpusIndex {
+    pub fn build(docs: &[RawDocument]) -> Result<CorpusIndex, CorpusError> {
+        let mut schema = Schema::builder();
+        let text = TextOptions::default()
+            .set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer("en_stem")
+                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            )
+            .set_stored();
+        let ord = schema.add_u64_field("ord", STORED);
+        let _url = schema.add_text_field("url", STRING);
+        let title = schema.add_text_field("title", text.clone());
+        let body = schema.add_text_field("body", text);
+        let index = Index::create_in_ram(schema.build());
+        let mut writer = index
+            .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
+            .map_err(err)?;
+        for (i, d) in docs.iter().enumerate() {
+            // Index what a reader sees: hidden text must not make a page findable.
+            let page = match d.content_type {
+                super::ContentType::Html => clean::clean_html(&d.content),
+                _ => clean::clean_text(&d.content),
+            };
+            let t = d.title.clone().or(page.title).unwrap_or_default();
+            writer
+                .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t, body => page.text))
+                .map_err(err)?;
+        }
+        writer.commit().map_err(err)?;
+        let reader = index.reader().map_err(err)?;
+        Ok(CorpusIndex {
+            index,
+            reader,
+            ord,
+            title,
+            body,
+        })
+    }
+
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<Hit>, CorpusError> {
+        let searcher = self.reader.searcher();
+        let mut parser = QueryParser::for_index(&self.index, vec![self.title, self.body]);
+        parser.set_field_boost(self.title, 2.0);
+        // User and model text is not query syntax: lenient parsing never fails.
+        let (q, _errors) = parser.parse_query_lenient(query);
+        let top = searcher
+            .search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())
+            .map_err(err)?;
+        let mut snippets = SnippetGenerator::create(&searcher, &*q, self.body).map_err(err)?;
+        snippets.set_max_num_chars(240);
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+            let Some(ord) = d.get_first(self.ord).and_then(|v| v.as_u64()) else {
+                continue;
+            };
+            let snippet = snippets.snippet_from_doc(&d);
+            let mut text = snippet.fragment().to_string();
+            if text.is_empty() {
+                text = d
+                    .get_first(self.body)
+                    .and_then(|v| v.as_str())
+                    .map(|s| s.chars().take(240).collect())
+                    .unwrap_or_default();
+            }
+            hits.push(Hit {
+                doc: ord as usize,
+                score,
+                snippet: text.split_whitespace().collect::<Vec<_>>().join(" "),
+            });
+        }
+        Ok(hits)
+    }
+}

@@ -1,0 +1,239 @@
+//! The agent loop shared by the orchestrator and sub-researchers: call the
+//! model, run its tool calls (concurrently), feed results back, until a
+//! deliverable is accepted, the model stalls after nudges, the budget halts
+//! or the run is cancelled.
+
+use std::sync::Arc;
+
+use futures::future::join_all;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::context::RunCtx;
+use super::model::{ChatRequest, Message, ToolCall, estimate_tokens};
+use super::prompts;
+use super::tools::{AgentCx, Deliverable, Tool, ToolOutput};
+use crate::config::ModelRole;
+use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
+use crate::store::Record;
+
+/// Nudges before a model that stops calling tools counts as stalled.
+pub const MAX_NUDGES: u32 = 2;
+/// Model calls one sub-researcher may make.
+pub const SUBAGENT_MAX_STEPS: u64 = 40;
+/// Worst-case output tokens reserved per model call.
+const RESERVED_OUTPUT_TOKENS: u64 = 4096;
+
+pub struct AgentSpec {
+    pub role: ModelRole,
+    pub system: String,
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub nudge: &'static str,
+}
+
+#[derive(Debug)]
+pub enum AgentEnd {
+    Delivered(Deliverable),
+    /// The model stopped calling tools and ignored the nudges.
+    Stalled { text: String },
+    Halted(StatusReason),
+    Cancelled,
+    Failed(String),
+}
+
+/// Stops the whole run for an exhausted budget, reporting it once.
+pub fn halt(run: &RunCtx, reason: StatusReason) {
+    if !run.cancel.is_cancelled() {
+        run.emitter.status(
+            MAIN_AGENT,
+            StatusState::BudgetHalt,
+            Some(reason),
+            Some(limit_detail(run, reason)),
+        );
+    }
+    run.cancel.cancel(StatusReason::BudgetExhausted);
+}
+
+fn limit_detail(run: &RunCtx, reason: StatusReason) -> String {
+    let l = run.budget.limits();
+    let s = run.budget.spent();
+    match reason {
+        StatusReason::ToolCalls => format!("tool calls {} of {}", s.tool_calls, l.max_tool_calls),
+        StatusReason::Tokens => format!("tokens {} of {}", s.tokens, l.max_total_tokens),
+        StatusReason::Usd => format!("${:.4} of ${:.2}", s.usd, l.max_usd),
+        StatusReason::Deadline => format!("{:.0}s of {:.0}s", run.budget.elapsed().as_secs_f64(), l.deadline.as_secs_f64()),
+        StatusReason::Steps => format!("orchestrator steps {} of {}", s.steps, l.max_steps),
+        _ => String::new(),
+    }
+}
+
+pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> AgentEnd {
+    let run = cx.run.clone();
+    let is_main = cx.agent == MAIN_AGENT;
+    let tool_specs: Vec<_> = spec.tools.iter().map(|t| t.spec()).collect();
+    let mut messages = vec![Message::system(spec.system.clone()), Message::user(user)];
+    let mut nudges = 0;
+    let mut index: u64 = 0;
+    let model = run.models.for_role(spec.role).clone();
+    let slot = *run.tier.slot(spec.role);
+    loop {
+        if run.cancel.is_cancelled() {
+            return AgentEnd::Cancelled;
+        }
+        if is_main {
+            if let Err(e) = run.budget.reserve_step() {
+                halt(&run, e.0);
+                return AgentEnd::Halted(e.0);
+            }
+        } else if index >= SUBAGENT_MAX_STEPS {
+            return AgentEnd::Failed(format!("gave up after {SUBAGENT_MAX_STEPS} model calls"));
+        }
+        let request = ChatRequest {
+            role: spec.role,
+            messages: messages.clone(),
+            tools: tool_specs.clone(),
+        };
+        let request_json = serde_json::to_string(&request).unwrap_or_default();
+        let est_in = estimate_tokens(&request_json);
+        let est_usd = match run.mode {
+            RunMode::Offline => 0.0,
+            RunMode::Online => slot.cost(est_in, RESERVED_OUTPUT_TOKENS),
+        };
+        let hold = match run.budget.reserve_model_call(est_in + RESERVED_OUTPUT_TOKENS, est_usd) {
+            Ok(h) => h,
+            Err(e) => {
+                halt(&run, e.0);
+                return AgentEnd::Halted(e.0);
+            }
+        };
+        let response = tokio::select! {
+            r = model.complete(&request) => r,
+            _ = run.cancel.cancelled() => {
+                run.budget.settle(hold, 0, 0.0);
+                return AgentEnd::Cancelled;
+            }
+        };
+        let response = match response {
+            Ok(r) => r,
+            Err(e) => {
+                run.budget.settle(hold, 0, 0.0);
+                return AgentEnd::Failed(e.to_string());
+            }
+        };
+        let mut usage = response.usage;
+        if usage.total() == 0 {
+            usage.input_tokens = est_in;
+            usage.output_tokens = estimate_tokens(&response.content)
+                + estimate_tokens(&serde_json::to_string(&response.tool_calls).unwrap_or_default());
+        }
+        let cost = match run.mode {
+            RunMode::Offline => 0.0,
+            RunMode::Online => slot.cost(usage.input_tokens, usage.output_tokens),
+        };
+        run.budget.settle(hold, usage.total(), cost);
+        run.meter.add(&response.model, usage, cost);
+        run.emitter.record(Record::ModelCall {
+            agent: cx.agent.clone(),
+            index,
+            request_digest: format!("{:x}", Sha256::digest(request_json.as_bytes())),
+            model: response.model.clone(),
+            response: serde_json::to_value(&response).unwrap_or(json!(null)),
+        });
+        index += 1;
+        if let Some(t) = response.thinking.as_deref().filter(|t| !t.trim().is_empty()) {
+            run.emitter.emit(&cx.agent, EventBody::Thinking { text: t.to_string() });
+        }
+
+        if response.tool_calls.is_empty() {
+            if nudges < MAX_NUDGES {
+                nudges += 1;
+                messages.push(Message::assistant(response.content.clone(), vec![]));
+                messages.push(Message::user(spec.nudge));
+                continue;
+            }
+            return AgentEnd::Stalled { text: response.content };
+        }
+        messages.push(Message::assistant(response.content.clone(), response.tool_calls.clone()));
+        let outputs = join_all(
+            response
+                .tool_calls
+                .iter()
+                .map(|call| execute(&cx, &spec.tools, call)),
+        )
+        .await;
+        let mut delivered = None;
+        for (call, out) in response.tool_calls.iter().zip(outputs) {
+            messages.push(Message::tool(call, out.content.clone()));
+            if delivered.is_none() {
+                delivered = out.deliverable;
+            }
+        }
+        if let Some(d) = delivered {
+            return AgentEnd::Delivered(d);
+        }
+        if run.cancel.is_cancelled() {
+            return AgentEnd::Cancelled;
+        }
+        if let Some(reason) = run.budget.soft_crossed() {
+            run.emitter.status(
+                MAIN_AGENT,
+                StatusState::BudgetSoft,
+                Some(reason),
+                Some(limit_detail(&run, reason)),
+            );
+            messages.push(Message::user(prompts::WRAP_UP));
+        }
+    }
+}
+
+fn is_deliverable(name: &str) -> bool {
+    matches!(name, "submit_report" | "submit_findings")
+}
+
+async fn execute(cx: &AgentCx, tools: &[Arc<dyn Tool>], call: &ToolCall) -> ToolOutput {
+    let run = &cx.run;
+    let id = format!("{}:{}", cx.agent, call.id);
+    let Some(tool) = tools.iter().find(|t| t.spec().name == call.name) else {
+        let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
+        return ToolOutput::permanent(format!(
+            "unknown tool {:?}; available tools: {}",
+            call.name,
+            names.join(", ")
+        ));
+    };
+    if !is_deliverable(&call.name)
+        && let Err(e) = run.budget.reserve_tool_call()
+    {
+        halt(run, e.0);
+        return ToolOutput::permanent("the run's budget is exhausted; no more tool calls");
+    }
+    run.emitter.emit(
+        &cx.agent,
+        EventBody::ToolCall {
+            id: id.clone(),
+            tool: call.name.clone(),
+            args: call.arguments.clone(),
+        },
+    );
+    let out = tool.call(call.arguments.clone(), cx).await;
+    run.emitter.emit(
+        &cx.agent,
+        EventBody::ToolResult {
+            id,
+            tool: call.name.clone(),
+            ok: out.ok,
+            summary: out.summary.clone(),
+            error_class: out.error_class,
+            repeated: None,
+        },
+    );
+    run.emitter.record(Record::ToolResult {
+        agent: cx.agent.clone(),
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        args: call.arguments.clone(),
+        ok: out.ok,
+        result: out.content.clone(),
+    });
+    out
+}

@@ -1,0 +1,231 @@
+//! Hard budgets per run. Every call reserves before it starts, so parallel
+//! sub-researchers cannot overshoot: a reservation that would cross a limit
+//! is refused. Crossing 75% of any limit is reported once (`budget_soft`).
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::protocol::StatusReason;
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Limits {
+    pub max_tool_calls: u64,
+    pub max_total_tokens: u64,
+    pub max_usd: f64,
+    #[serde(serialize_with = "secs")]
+    pub deadline: Duration,
+    /// Orchestrator model calls (the recursion limit).
+    pub max_steps: u64,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tool_calls: 200,
+            max_total_tokens: 4_000_000,
+            max_usd: 0.5,
+            deadline: Duration::from_secs(600),
+            max_steps: 4500,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Spent {
+    pub tool_calls: u64,
+    pub tokens: u64,
+    pub usd: f64,
+    pub steps: u64,
+    pub model_calls: u64,
+}
+
+/// A limit that was hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exhausted(pub StatusReason);
+
+#[derive(Debug)]
+struct State {
+    spent: Spent,
+    /// Tokens and dollars held by calls in flight.
+    held_tokens: u64,
+    held_usd: f64,
+    soft_reported: bool,
+}
+
+#[derive(Debug)]
+pub struct Budget {
+    limits: Limits,
+    started: Instant,
+    state: Mutex<State>,
+}
+
+/// What a model call holds until it settles.
+#[derive(Debug, Clone, Copy)]
+pub struct Hold {
+    tokens: u64,
+    usd: f64,
+}
+
+impl Budget {
+    pub fn new(limits: Limits) -> Self {
+        Budget {
+            limits,
+            started: Instant::now(),
+            state: Mutex::new(State {
+                spent: Spent::default(),
+                held_tokens: 0,
+                held_usd: 0.0,
+                soft_reported: false,
+            }),
+        }
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain counters behind: still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn spent(&self) -> Spent {
+        self.lock().spent
+    }
+
+    pub fn check_deadline(&self) -> Result<(), Exhausted> {
+        if self.started.elapsed() >= self.limits.deadline {
+            Err(Exhausted(StatusReason::Deadline))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Reserves one tool call.
+    pub fn reserve_tool_call(&self) -> Result<(), Exhausted> {
+        self.check_deadline()?;
+        let mut s = self.lock();
+        if s.spent.tool_calls >= self.limits.max_tool_calls {
+            return Err(Exhausted(StatusReason::ToolCalls));
+        }
+        s.spent.tool_calls += 1;
+        Ok(())
+    }
+
+    /// Reserves one orchestrator step.
+    pub fn reserve_step(&self) -> Result<(), Exhausted> {
+        let mut s = self.lock();
+        if s.spent.steps >= self.limits.max_steps {
+            return Err(Exhausted(StatusReason::Steps));
+        }
+        s.spent.steps += 1;
+        Ok(())
+    }
+
+    /// Reserves the worst case of one model call before it starts.
+    pub fn reserve_model_call(&self, tokens: u64, usd: f64) -> Result<Hold, Exhausted> {
+        self.check_deadline()?;
+        let mut s = self.lock();
+        if s.spent.tokens + s.held_tokens + tokens > self.limits.max_total_tokens {
+            return Err(Exhausted(StatusReason::Tokens));
+        }
+        if s.spent.usd + s.held_usd + usd > self.limits.max_usd + 1e-12 {
+            return Err(Exhausted(StatusReason::Usd));
+        }
+        s.held_tokens += tokens;
+        s.held_usd += usd;
+        Ok(Hold { tokens, usd })
+    }
+
+    /// Replaces a hold with what the call really cost.
+    pub fn settle(&self, hold: Hold, tokens: u64, usd: f64) {
+        let mut s = self.lock();
+        s.held_tokens = s.held_tokens.saturating_sub(hold.tokens);
+        s.held_usd = (s.held_usd - hold.usd).max(0.0);
+        s.spent.tokens += tokens;
+        s.spent.usd += usd;
+        s.spent.model_calls += 1;
+    }
+
+    /// Returns the limit crossing 75% the first time any does.
+    pub fn soft_crossed(&self) -> Option<StatusReason> {
+        let mut s = self.lock();
+        if s.soft_reported {
+            return None;
+        }
+        let l = &self.limits;
+        let reason = if s.spent.tool_calls as f64 >= 0.75 * l.max_tool_calls as f64 {
+            StatusReason::ToolCalls
+        } else if s.spent.tokens as f64 >= 0.75 * l.max_total_tokens as f64 {
+            StatusReason::Tokens
+        } else if l.max_usd > 0.0 && s.spent.usd >= 0.75 * l.max_usd {
+            StatusReason::Usd
+        } else if self.started.elapsed().as_secs_f64() >= 0.75 * l.deadline.as_secs_f64() {
+            StatusReason::Deadline
+        } else if s.spent.steps as f64 >= 0.75 * l.max_steps as f64 {
+            StatusReason::Steps
+        } else {
+            return None;
+        };
+        s.soft_reported = true;
+        Some(reason)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn tool_calls_never_overshoot_under_contention() {
+        let budget = Arc::new(Budget::new(Limits {
+            max_tool_calls: 50,
+            ..Limits::default()
+        }));
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let b = budget.clone();
+                std::thread::spawn(move || (0..100).filter(|_| b.reserve_tool_call().is_ok()).count())
+            })
+            .collect();
+        let granted: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+        assert_eq!(granted, 50);
+        assert_eq!(budget.spent().tool_calls, 50);
+    }
+
+    #[test]
+    fn holds_count_against_limits_until_settled() {
+        let b = Budget::new(Limits {
+            max_total_tokens: 100,
+            ..Limits::default()
+        });
+        let h = b.reserve_model_call(60, 0.0).unwrap();
+        assert!(matches!(b.reserve_model_call(60, 0.0), Err(Exhausted(StatusReason::Tokens))));
+        b.settle(h, 30, 0.0);
+        assert!(b.reserve_model_call(60, 0.0).is_ok());
+    }
+
+    #[test]
+    fn soft_threshold_reported_once() {
+        let b = Budget::new(Limits {
+            max_tool_calls: 4,
+            ..Limits::default()
+        });
+        for _ in 0..3 {
+            b.reserve_tool_call().unwrap();
+        }
+        assert_eq!(b.soft_crossed(), Some(StatusReason::ToolCalls));
+        assert_eq!(b.soft_crossed(), None);
+    }
+}

@@ -1,0 +1,247 @@
+//! What every agent of a run shares: the event emitter, the page store, the
+//! budget, the identity anchors, the cancellation flag and the spotlight
+//! delimiter.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use tokio::sync::{Notify, Semaphore};
+
+use super::budget::Budget;
+use super::model::{ModelRouter, Usage};
+use super::sources::PageStore;
+use super::tools::Findings;
+use super::tools::web::{Fetcher, SearchBackend};
+use crate::config::ModelTier;
+use crate::protocol::{EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState};
+use crate::store::{Record, RecorderHandle};
+
+/// Assigns `seq`, `ts`, `run_id` and `agent`, and hands events to the recorder.
+#[derive(Clone)]
+pub struct Emitter {
+    run_id: String,
+    seq: Arc<Mutex<u64>>,
+    recorder: RecorderHandle,
+}
+
+impl Emitter {
+    pub fn new(run_id: String, recorder: RecorderHandle) -> Self {
+        Emitter {
+            run_id,
+            seq: Arc::new(Mutex::new(0)),
+            recorder,
+        }
+    }
+
+    pub fn emit(&self, agent: &str, body: EventBody) {
+        // Numbering and sending under one lock keeps events.jsonl in seq order.
+        let mut seq = self.seq.lock().unwrap_or_else(|p| p.into_inner());
+        *seq += 1;
+        self.recorder.event(Event {
+            seq: *seq,
+            ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            run_id: self.run_id.clone(),
+            agent: agent.to_string(),
+            body,
+        });
+    }
+
+    pub fn status(&self, agent: &str, state: StatusState, reason: Option<StatusReason>, detail: Option<String>) {
+        self.emit(agent, EventBody::Status(Status { state, reason, detail }));
+    }
+
+    pub fn warning(&self, agent: &str, code: &str, message: impl Into<String>) {
+        self.emit(
+            agent,
+            EventBody::Warning {
+                code: code.into(),
+                message: message.into(),
+            },
+        );
+    }
+
+    pub fn record(&self, record: Record) {
+        self.recorder.record(record);
+    }
+}
+
+/// A run-wide stop signal (Ctrl-C, budget halt).
+#[derive(Default)]
+pub struct Cancel {
+    flag: AtomicBool,
+    notify: Notify,
+    reason: Mutex<Option<StatusReason>>,
+}
+
+impl Cancel {
+    pub fn cancel(&self, reason: StatusReason) {
+        {
+            let mut r = self.reason.lock().unwrap_or_else(|p| p.into_inner());
+            r.get_or_insert(reason);
+        }
+        self.flag.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    pub fn reason(&self) -> Option<StatusReason> {
+        *self.reason.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Resolves once cancelled.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.notify.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// Tokens and dollars per model.
+#[derive(Default)]
+pub struct Meter {
+    per_model: Mutex<HashMap<String, ModelUsage>>,
+}
+
+impl Meter {
+    pub fn add(&self, model: &str, usage: Usage, cost: f64) {
+        let mut m = self.per_model.lock().unwrap_or_else(|p| p.into_inner());
+        let e = m.entry(model.to_string()).or_insert_with(|| ModelUsage {
+            model: model.to_string(),
+            calls: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: 0.0,
+        });
+        e.calls += 1;
+        e.input_tokens += usage.input_tokens;
+        e.output_tokens += usage.output_tokens;
+        e.cost_usd += cost;
+    }
+
+    pub fn snapshot(&self) -> Vec<ModelUsage> {
+        let m = self.per_model.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v: Vec<ModelUsage> = m.values().cloned().collect();
+        v.sort_by(|a, b| a.model.cmp(&b.model));
+        v
+    }
+}
+
+/// The run's shared state.
+pub struct RunCtx {
+    pub run_id: String,
+    pub question: String,
+    pub anchors: EntityAnchors,
+    pub mode: RunMode,
+    pub tier: &'static ModelTier,
+    pub emitter: Emitter,
+    pub models: ModelRouter,
+    pub search: Arc<dyn SearchBackend>,
+    pub fetcher: Arc<dyn Fetcher>,
+    pub pages: PageStore,
+    pub budget: Budget,
+    pub cancel: Cancel,
+    pub meter: Meter,
+    /// Bounds sub-researchers running at once.
+    pub parallel: Semaphore,
+    /// Per-run random marker around untrusted text (spotlighting).
+    pub spotlight: String,
+    /// Today's date, YYYY-MM-DD, as pages' retrieval date.
+    pub today: String,
+    /// Human name of the search backend, for the report footer.
+    pub backend_label: String,
+    next_subagent: AtomicU64,
+    next_call: AtomicU64,
+    /// Aspects planned by `write_todos`.
+    pub todos: Mutex<Vec<String>>,
+    /// Findings every sub-researcher handed back (for salvaged reports).
+    findings: Mutex<Vec<Findings>>,
+    /// Deployment guidance for both system prompts.
+    pub domain_prompt: Option<String>,
+}
+
+pub struct RunCtxInit {
+    pub run_id: String,
+    pub question: String,
+    pub anchors: EntityAnchors,
+    pub mode: RunMode,
+    pub tier: &'static ModelTier,
+    pub emitter: Emitter,
+    pub models: ModelRouter,
+    pub search: Arc<dyn SearchBackend>,
+    pub fetcher: Arc<dyn Fetcher>,
+    pub budget: Budget,
+    pub max_parallel: usize,
+    pub backend_label: String,
+    pub domain_prompt: Option<String>,
+}
+
+impl RunCtx {
+    pub fn new(init: RunCtxInit) -> Self {
+        RunCtx {
+            run_id: init.run_id,
+            question: init.question,
+            anchors: init.anchors,
+            mode: init.mode,
+            tier: init.tier,
+            emitter: init.emitter,
+            models: init.models,
+            search: init.search,
+            fetcher: init.fetcher,
+            pages: PageStore::default(),
+            budget: init.budget,
+            cancel: Cancel::default(),
+            meter: Meter::default(),
+            parallel: Semaphore::new(init.max_parallel.max(1)),
+            spotlight: random_marker(),
+            today: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+            backend_label: init.backend_label,
+            next_subagent: AtomicU64::new(0),
+            next_call: AtomicU64::new(0),
+            todos: Mutex::new(Vec::new()),
+            findings: Mutex::new(Vec::new()),
+            domain_prompt: init.domain_prompt,
+        }
+    }
+
+    pub fn collect_findings(&self, f: Findings) {
+        self.findings.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+    }
+
+    pub fn all_findings(&self) -> Vec<Findings> {
+        self.findings.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn next_subagent_id(&self) -> String {
+        format!("sub-{}", self.next_subagent.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    /// A run-unique id for tool calls and search/fetch rows.
+    pub fn next_call_id(&self, prefix: &str) -> String {
+        format!("{prefix}-{}", self.next_call.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    /// Wraps untrusted text in this run's delimiters.
+    pub fn spotlight(&self, text: &str) -> String {
+        let m = &self.spotlight;
+        format!("<<untrusted-data {m}>>\n{}\n<</untrusted-data {m}>>", text.replace(m.as_str(), ""))
+    }
+}
+
+fn random_marker() -> String {
+    let mut bytes = [0u8; 6];
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes = chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0).to_le_bytes()[..6]
+            .try_into()
+            .unwrap_or([7u8; 6]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

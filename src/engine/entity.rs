@@ -1,0 +1,135 @@
+//! Identity anchors from the question when no flags give them: the entity is
+//! the first proper name, and a parenthesis after it gives city and country
+//! ("PadmaPay (Kochi, India)").
+
+use crate::protocol::EntityAnchors;
+
+const NOT_NAMES: &[&str] = &[
+    "Is", "Are", "Was", "Were", "What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How",
+    "Should", "Could", "Would", "Can", "Does", "Do", "Did", "Has", "Have", "Tell", "Give", "Find", "Check",
+    "Compare", "Research", "Assess", "Evaluate", "Summarize", "Summarise", "Please", "The", "A", "An", "Our",
+    "We", "I", "My", "Let", "Look", "List", "Describe", "Explain", "In", "On", "For", "Of", "And", "Or",
+    "Today", "Now", "Currently", "Current", "Any", "Vendor", "Due", "Diligence",
+];
+
+/// Fills the anchors the flags left empty from the question.
+pub fn complete_anchors(question: &str, flags: &EntityAnchors) -> EntityAnchors {
+    let mut a = flags.clone();
+    if a.name.is_none() {
+        if let Some((name, end)) = first_proper_name(question) {
+            a.name = Some(name);
+            if let Some((city, country)) = parenthetical_place(&question[end..]) {
+                if a.city.is_none() {
+                    a.city = city;
+                }
+                if a.country.is_none() {
+                    a.country = country;
+                }
+            }
+        }
+    }
+    a
+}
+
+fn is_name_word(w: &str) -> bool {
+    let mut chars = w.chars();
+    let Some(first) = chars.next() else { return false };
+    first.is_uppercase()
+        && w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '&' || c == '.')
+        && !NOT_NAMES.contains(&w)
+        // All-caps short words are acronyms ("D2C", "CEO"), not names.
+        && !(w.len() <= 4 && w.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()))
+}
+
+/// The first run of capitalised words that is not a question word; returns
+/// it and the byte offset just after it.
+fn first_proper_name(q: &str) -> Option<(String, usize)> {
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut start = None;
+    for (i, c) in q.char_indices() {
+        let part_of_word = c.is_alphanumeric() || c == '-' || c == '&' || c == '\'';
+        match (part_of_word, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push((s, &q[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        words.push((s, &q[s..]));
+    }
+    let mut i = 0;
+    while i < words.len() {
+        let (s, w) = words[i];
+        let w = w.trim_end_matches("'s");
+        if is_name_word(w) {
+            let mut end = s + w.len();
+            let mut name = w.to_string();
+            let mut j = i + 1;
+            while j < words.len() {
+                let (s2, w2) = words[j];
+                let w2 = w2.trim_end_matches("'s");
+                // Only words separated by a single space continue a name.
+                if is_name_word(w2) && q[end..s2].chars().all(|c| c == ' ') && s2 - end == 1 {
+                    name.push(' ');
+                    name.push_str(w2);
+                    end = s2 + w2.len();
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            return Some((name, end));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `(City, Country)` or `(Country)` right after the name.
+fn parenthetical_place(rest: &str) -> Option<(Option<String>, Option<String>)> {
+    let rest = rest.trim_start();
+    let inner = rest.strip_prefix('(')?;
+    let inner = &inner[..inner.find(')')?];
+    let parts: Vec<String> = inner
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect();
+    match parts.len() {
+        0 => None,
+        1 => Some((None, Some(parts[0].clone()))),
+        n => Some((Some(parts[0].clone()), Some(parts[n - 1].clone()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entity_and_place_from_question() {
+        let a = complete_anchors(
+            "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today?",
+            &EntityAnchors::default(),
+        );
+        assert_eq!(a.name.as_deref(), Some("PadmaPay"));
+        assert_eq!(a.city.as_deref(), Some("Kochi"));
+        assert_eq!(a.country.as_deref(), Some("India"));
+    }
+
+    #[test]
+    fn multiword_names_and_flags_win() {
+        let a = complete_anchors("Should we pick Halden Freight as our cold-chain partner?", &EntityAnchors::default());
+        assert_eq!(a.name.as_deref(), Some("Halden Freight"));
+        let flags = EntityAnchors { name: Some("X Corp".into()), ..Default::default() };
+        assert_eq!(complete_anchors("Is PadmaPay good?", &flags).name.as_deref(), Some("X Corp"));
+    }
+
+    #[test]
+    fn no_name_no_entity() {
+        assert_eq!(complete_anchors("what are the trends in cold chain logistics?", &EntityAnchors::default()).name, None);
+    }
+}

@@ -1,0 +1,89 @@
+//! The engine: a task behind a queue pair. Ops go in (`Ask`, `Interrupt`,
+//! `Shutdown`), events come out, already persisted to events.jsonl. The
+//! engine never touches the terminal.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod agent_loop;
+pub mod budget;
+pub mod context;
+pub mod entity;
+pub mod model;
+pub mod prompts;
+mod run;
+pub mod sources;
+pub mod subresearcher;
+pub mod tools;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::config::ModelTier;
+use crate::protocol::{Event, Op, RunMode, StatusReason, StatusState};
+use crate::store::{Recorder, RunDir, RunHeader};
+use budget::Limits;
+use model::ModelRouter;
+use tools::web::{Fetcher, SearchBackend};
+
+/// Everything a run needs from outside.
+pub struct EngineConfig {
+    pub run_dir: RunDir,
+    pub header: RunHeader,
+    pub mode: RunMode,
+    pub tier: &'static ModelTier,
+    pub models: ModelRouter,
+    pub search: Arc<dyn SearchBackend>,
+    pub fetcher: Arc<dyn Fetcher>,
+    pub limits: Limits,
+    pub max_parallel: usize,
+    /// Where the evidence came from, for the report footer ("embedded corpus", ...).
+    pub backend_label: String,
+    pub domain_prompt: Option<String>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    pub state: StatusState,
+    pub reason: StatusReason,
+    pub detail: Option<String>,
+    pub run_dir: PathBuf,
+    pub report_path: Option<PathBuf>,
+    pub sources: usize,
+    pub total_tokens: u64,
+    pub cost_usd: f64,
+    pub duration: Duration,
+    pub tool_calls: u64,
+}
+
+pub struct EngineHandle {
+    pub ops: mpsc::Sender<Op>,
+    pub events: mpsc::UnboundedReceiver<Event>,
+    pub join: JoinHandle<std::io::Result<Option<RunSummary>>>,
+}
+
+pub struct Engine;
+
+impl Engine {
+    /// Starts the engine task. It waits for one `Ask`, runs it, and ends.
+    pub fn spawn(config: EngineConfig) -> std::io::Result<EngineHandle> {
+        let (recorder, events, recorder_join) = Recorder::spawn(&config.run_dir, &config.header)?;
+        let (ops_tx, ops_rx) = mpsc::channel(16);
+        let join = tokio::spawn(async move {
+            let summary = run::engine_task(config, recorder, ops_rx).await;
+            // Every recorder handle is gone now: the writer drains and syncs.
+            recorder_join
+                .await
+                .map_err(|e| std::io::Error::other(e.to_string()))??;
+            Ok(summary)
+        });
+        Ok(EngineHandle {
+            ops: ops_tx,
+            events,
+            join,
+        })
+    }
+}

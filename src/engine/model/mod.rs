@@ -1,0 +1,164 @@
+//! The chat-model seam: an OpenAI-shaped request and response, and the
+//! trait every model implements (the offline extractive model today, the
+//! OpenAI-compatible HTTP client next).
+
+pub mod offline;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::ModelRole;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// For tool messages: the tool's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::plain(Role::System, content)
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::plain(Role::User, content)
+    }
+
+    pub fn assistant(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Message {
+            tool_calls,
+            ..Self::plain(Role::Assistant, content)
+        }
+    }
+
+    pub fn tool(call: &ToolCall, content: impl Into<String>) -> Self {
+        Message {
+            tool_call_id: Some(call.id.clone()),
+            name: Some(call.name.clone()),
+            ..Self::plain(Role::Tool, content)
+        }
+    }
+
+    fn plain(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }
+    }
+}
+
+/// A tool as the model sees it: name, description, JSON Schema of arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatRequest {
+    pub role: ModelRole,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    pub content: String,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    pub usage: Usage,
+    /// The model that answered (slug).
+    pub model: String,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ModelError {
+    #[error("model call failed: {0}")]
+    Failed(String),
+    #[error("the provider refused the request: {0}")]
+    Refused(String),
+    #[error("model call timed out after {0} s")]
+    Timeout(u64),
+}
+
+#[async_trait]
+pub trait ChatModel: Send + Sync {
+    /// The model slug, for metering and records.
+    fn slug(&self) -> &str;
+    async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError>;
+}
+
+/// One model per tier slot.
+#[derive(Clone)]
+pub struct ModelRouter {
+    pub research: Arc<dyn ChatModel>,
+    pub subagent: Arc<dyn ChatModel>,
+    pub utility: Arc<dyn ChatModel>,
+}
+
+impl ModelRouter {
+    pub fn single(model: Arc<dyn ChatModel>) -> Self {
+        ModelRouter {
+            research: model.clone(),
+            subagent: model.clone(),
+            utility: model,
+        }
+    }
+
+    pub fn for_role(&self, role: ModelRole) -> &Arc<dyn ChatModel> {
+        match role {
+            ModelRole::Research => &self.research,
+            ModelRole::Subagent => &self.subagent,
+            ModelRole::Utility => &self.utility,
+        }
+    }
+}
+
+/// A rough token estimate (4 characters a token) for models that report no usage.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.len() as u64).div_ceil(4)
+}

@@ -1,0 +1,214 @@
+//! One run from `Ask` to the terminal status: run_start, the orchestrator,
+//! the report (delivered or salvaged), the artifacts, usage, status.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
+use super::budget::Budget;
+use super::context::{Emitter, RunCtx, RunCtxInit};
+use super::tools::{AgentCx, Deliverable, orchestrator_tools};
+use super::{EngineConfig, RunSummary, entity, prompts};
+use crate::config::ModelRole;
+use crate::protocol::{
+    AskRequest, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, ENGINE_VERSION, RunMode, StatusReason, StatusState,
+};
+use crate::report;
+use crate::store::RecorderHandle;
+
+pub(super) async fn engine_task(
+    config: EngineConfig,
+    recorder: RecorderHandle,
+    mut ops: mpsc::Receiver<Op>,
+) -> Option<RunSummary> {
+    let request = loop {
+        match ops.recv().await {
+            Some(Op::Ask(req)) => break req,
+            Some(Op::Interrupt) => continue,
+            Some(Op::Shutdown) | None => return None,
+        }
+    };
+    let anchors = entity::complete_anchors(&request.question, &request.anchors);
+    let ctx = Arc::new(RunCtx::new(RunCtxInit {
+        run_id: config.run_dir.run_id.clone(),
+        question: request.question.clone(),
+        anchors,
+        mode: config.mode,
+        tier: config.tier,
+        emitter: Emitter::new(config.run_dir.run_id.clone(), recorder),
+        models: config.models.clone(),
+        search: config.search.clone(),
+        fetcher: config.fetcher.clone(),
+        budget: Budget::new(config.limits),
+        max_parallel: config.max_parallel,
+        backend_label: config.backend_label.clone(),
+        domain_prompt: config.domain_prompt.clone(),
+    }));
+    // Ops keep flowing while the run works: Interrupt cancels it.
+    let listener = {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            while let Some(op) = ops.recv().await {
+                match op {
+                    Op::Interrupt | Op::Shutdown => ctx.cancel.cancel(StatusReason::Interrupted),
+                    Op::Ask(_) => ctx.emitter.warning(
+                        MAIN_AGENT,
+                        "busy",
+                        "an Ask arrived while a run is in progress; ignored",
+                    ),
+                }
+            }
+        })
+    };
+    let watchdog = {
+        let ctx = ctx.clone();
+        let deadline = config.limits.deadline;
+        tokio::spawn(async move {
+            tokio::time::sleep(deadline).await;
+            agent_loop::halt(&ctx, StatusReason::Deadline);
+        })
+    };
+    let summary = run_one(&ctx, &config, &request).await;
+    listener.abort();
+    watchdog.abort();
+    Some(summary)
+}
+
+async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest) -> RunSummary {
+    let run_dir = &config.run_dir;
+    ctx.emitter.emit(
+        MAIN_AGENT,
+        EventBody::RunStart {
+            protocol_version: PROTOCOL_VERSION,
+            engine_version: ENGINE_VERSION.to_string(),
+            run_id: ctx.run_id.clone(),
+            mode: ctx.mode,
+            tier: ctx.tier.name.to_string(),
+            question: request.question.clone(),
+            run_dir: run_dir.path().display().to_string(),
+            entity: ctx.anchors.clone(),
+        },
+    );
+    if ctx.mode == RunMode::Offline {
+        ctx.emitter.warning(
+            MAIN_AGENT,
+            "offline",
+            format!(
+                "offline mode: a deterministic extractive model (no language model) researches {}",
+                ctx.backend_label
+            ),
+        );
+    }
+    let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
+    let spec = AgentSpec {
+        role: ModelRole::Research,
+        system: prompts::orchestrator_system(&ctx.spotlight, ctx.domain_prompt.as_deref()),
+        tools: orchestrator_tools(),
+        nudge: prompts::ORCHESTRATOR_NUDGE,
+    };
+    let end = run_agent(cx, spec, prompts::orchestrator_user(&request.question, &ctx.anchors, &ctx.today)).await;
+
+    let findings = ctx.all_findings();
+    let salvage = || {
+        (!findings.is_empty()).then(|| {
+            report::draft_from_findings(&request.question, ctx.anchors.name.as_deref(), &findings)
+        })
+    };
+    let (state, reason, detail, markdown) = match end {
+        AgentEnd::Delivered(Deliverable::Report(md)) => (StatusState::Done, StatusReason::ReportDelivered, None, Some(md)),
+        AgentEnd::Delivered(Deliverable::Findings(_)) => {
+            (StatusState::Error, StatusReason::EndedWithoutReport, Some("the orchestrator returned findings, not a report".into()), salvage())
+        }
+        AgentEnd::Stalled { text } => match salvage() {
+            Some(md) => (StatusState::Done, StatusReason::ReportSalvaged, Some("the model stopped without submit_report after nudges; report salvaged from findings".into()), Some(md)),
+            None if !text.trim().is_empty() => (StatusState::Error, StatusReason::StalledAfterNudges, Some("the model stopped without submit_report after nudges".into()), None),
+            None => (StatusState::Error, StatusReason::EndedWithoutReport, None, None),
+        },
+        AgentEnd::Halted(_) | AgentEnd::Cancelled => {
+            let reason = ctx.cancel.reason().unwrap_or(StatusReason::Interrupted);
+            (StatusState::Error, reason, None, salvage())
+        }
+        AgentEnd::Failed(e) => (StatusState::Error, StatusReason::ModelFailed, Some(e), salvage()),
+    };
+    let salvaged = markdown.is_some() && reason != StatusReason::ReportDelivered;
+    let markdown = markdown.unwrap_or_else(|| {
+        format!(
+            "# Research report\n\n**Question:** {}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",
+            request.question.trim(),
+            serde_json::to_value(reason).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+        )
+    });
+
+    let pages = ctx.pages.pages();
+    let numbered: Vec<_> = (1..=ctx.pages.source_count()).filter_map(|n| ctx.pages.by_number(n)).collect();
+    let mut footer = match ctx.mode {
+        RunMode::Offline => format!(
+            "Offline run: dra's deterministic extractive model (no language model) researched {}. Every quote is a verbatim sentence of its source.",
+            ctx.backend_label
+        ),
+        RunMode::Online => format!("Researched with the {} tier over {}.", ctx.tier.name, ctx.backend_label),
+    };
+    if salvaged {
+        footer.push_str(" This report was salvaged from the findings gathered before the run ended.");
+    }
+    let fin = report::finalize(&markdown, &pages, &numbered, &footer);
+
+    let mut write_error = None;
+    for result in [
+        run_dir.write_text(&run_dir.report_path(), &fin.markdown),
+        run_dir.write_json(&run_dir.sources_path(), &fin.sources),
+        run_dir.write_json(
+            &run_dir.evidence_path(),
+            &json!({
+                "run_id": ctx.run_id,
+                "entity": ctx.anchors,
+                "items": ctx.pages.evidence(),
+                "pages": pages,
+            }),
+        ),
+    ] {
+        if let Err(e) = result {
+            write_error.get_or_insert(e.to_string());
+        }
+    }
+    if let Some(e) = &write_error {
+        ctx.emitter.warning(MAIN_AGENT, "write_failed", format!("could not write run files: {e}"));
+    }
+    ctx.emitter.emit(MAIN_AGENT, EventBody::Report { markdown: fin.markdown.clone() });
+
+    let spent = ctx.budget.spent();
+    let duration = ctx.budget.elapsed();
+    let models = ctx.meter.snapshot();
+    let input: u64 = models.iter().map(|m| m.input_tokens).sum();
+    let output: u64 = models.iter().map(|m| m.output_tokens).sum();
+    ctx.emitter.emit(
+        MAIN_AGENT,
+        EventBody::Usage {
+            tool_calls: spent.tool_calls,
+            total_tokens: spent.tokens,
+            model_calls: spent.model_calls,
+            input_tokens: input,
+            output_tokens: output,
+            cost_usd: spent.usd,
+            duration_ms: duration.as_millis() as u64,
+            sources: fin.sources.len(),
+            limits: serde_json::to_value(ctx.budget.limits()).unwrap_or(json!({})),
+            models,
+        },
+    );
+    ctx.emitter.status(MAIN_AGENT, state, Some(reason), detail.clone());
+    RunSummary {
+        state,
+        reason,
+        detail,
+        run_dir: run_dir.path().to_path_buf(),
+        report_path: write_error.is_none().then(|| run_dir.report_path()),
+        sources: fin.sources.len(),
+        total_tokens: spent.tokens,
+        cost_usd: spent.usd,
+        duration,
+        tool_calls: spent.tool_calls,
+    }
+}

@@ -1,0 +1,104 @@
+//! The page store and the mechanical numbering of sources. Every page read
+//! is stored (cleaned, judged); accepted pages get a number in order of
+//! first read. The report is renumbered later in order of first citation.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::corpus::normalize_url;
+use crate::evidence::{EvidenceItem, Page};
+use crate::protocol::Verdict;
+
+#[derive(Default)]
+struct Inner {
+    pages: Vec<Page>,
+    by_url: HashMap<String, usize>,
+    /// Source number (1-based) → page index, accepted pages only.
+    numbered: Vec<usize>,
+    evidence: Vec<EvidenceItem>,
+}
+
+#[derive(Default)]
+pub struct PageStore {
+    inner: Mutex<Inner>,
+}
+
+/// What storing a page yields.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub page: Page,
+    /// The source number, for accepted pages.
+    pub number: Option<usize>,
+    /// Whether this URL had been read before in this run.
+    pub seen_before: bool,
+}
+
+impl PageStore {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Stores a judged page once per URL; a second read returns the first.
+    pub fn insert(&self, page: Page) -> Stored {
+        let mut inner = self.lock();
+        let key = normalize_url(&page.url);
+        if let Some(&i) = inner.by_url.get(&key) {
+            let page = inner.pages[i].clone();
+            let number = inner.numbered.iter().position(|&p| p == i).map(|n| n + 1);
+            return Stored {
+                page,
+                number,
+                seen_before: true,
+            };
+        }
+        let i = inner.pages.len();
+        inner.by_url.insert(key, i);
+        let number = if page.verdict == Verdict::Accepted {
+            inner.numbered.push(i);
+            Some(inner.numbered.len())
+        } else {
+            None
+        };
+        inner.pages.push(page.clone());
+        Stored {
+            page,
+            number,
+            seen_before: false,
+        }
+    }
+
+    pub fn get(&self, url: &str) -> Option<(Page, Option<usize>)> {
+        let inner = self.lock();
+        let &i = inner.by_url.get(&normalize_url(url))?;
+        let number = inner.numbered.iter().position(|&p| p == i).map(|n| n + 1);
+        Some((inner.pages[i].clone(), number))
+    }
+
+    /// The accepted page with this source number.
+    pub fn by_number(&self, n: usize) -> Option<Page> {
+        let inner = self.lock();
+        let &i = inner.numbered.get(n.checked_sub(1)?)?;
+        Some(inner.pages[i].clone())
+    }
+
+    pub fn source_count(&self) -> usize {
+        self.lock().numbered.len()
+    }
+
+    pub fn pages(&self) -> Vec<Page> {
+        self.lock().pages.clone()
+    }
+
+    /// Adds an evidence item, numbering it; returns its id.
+    pub fn add_evidence(&self, mut item: EvidenceItem) -> String {
+        let mut inner = self.lock();
+        item.id = format!("e{:03}", inner.evidence.len() + 1);
+        let id = item.id.clone();
+        inner.evidence.push(item);
+        id
+    }
+
+    pub fn evidence(&self) -> Vec<EvidenceItem> {
+        self.lock().evidence.clone()
+    }
+}

@@ -1,0 +1,45 @@
+//! A sub-researcher: one aspect, its own context, its own tools; it returns
+//! verified findings or says why it could not.
+
+use std::sync::Arc;
+
+use super::agent_loop::{AgentEnd, AgentSpec, run_agent};
+use super::context::RunCtx;
+use super::prompts;
+use super::tools::{AgentCx, Deliverable, Findings, subresearcher_tools};
+use crate::config::ModelRole;
+
+/// The aspect named in a task description (`Aspect: ...`), else its first line.
+pub fn aspect_of(description: &str) -> String {
+    description
+        .lines()
+        .find_map(|l| l.strip_prefix("Aspect:"))
+        .or_else(|| description.lines().next())
+        .unwrap_or(description)
+        .trim()
+        .chars()
+        .take(120)
+        .collect()
+}
+
+pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Findings, String> {
+    let aspect = aspect_of(description);
+    let cx = Arc::new(AgentCx::new(run.clone(), unit, aspect.clone()));
+    let spec = AgentSpec {
+        role: ModelRole::Subagent,
+        system: prompts::subresearcher_system(&run.spotlight, run.domain_prompt.as_deref()),
+        tools: subresearcher_tools(),
+        nudge: prompts::SUBRESEARCHER_NUDGE,
+    };
+    match run_agent(cx, spec, description.to_string()).await {
+        AgentEnd::Delivered(Deliverable::Findings(f)) => {
+            run.collect_findings(f.clone());
+            Ok(f)
+        }
+        AgentEnd::Delivered(Deliverable::Report(_)) => Err("returned a report instead of findings".into()),
+        AgentEnd::Stalled { .. } => Err("stopped without submitting findings".into()),
+        AgentEnd::Halted(r) => Err(format!("budget exhausted ({r:?})")),
+        AgentEnd::Cancelled => Err("cancelled".into()),
+        AgentEnd::Failed(e) => Err(e),
+    }
+}

@@ -1,0 +1,185 @@
+//! The tool contract. Names are public (models and scripts rely on them):
+//! orchestrator: `write_todos`, `task`, `web_search`, `fetch_url`,
+//! `read_source`, `submit_report`; sub-researcher: `web_search`,
+//! `fetch_url`, `read_source`, `submit_findings`.
+
+mod fetch;
+mod search;
+mod submit;
+mod task;
+mod todos;
+pub mod web;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use fetch::{FetchUrl, ReadSource, VIEW_CHARS};
+pub use search::WebSearch;
+pub use submit::{SubmitFindings, SubmitReport};
+pub use task::Task;
+pub use todos::WriteTodos;
+
+use super::context::RunCtx;
+use super::model::ToolSpec;
+use crate::protocol::ErrorClass;
+
+/// A finding as it leaves a sub-researcher: verified quote, numbered source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub claim: String,
+    pub quote: String,
+    pub url: String,
+    /// The source number the report cites as `[n]`.
+    pub source: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<String>,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub source_type: String,
+}
+
+/// What a sub-researcher hands back to the orchestrator.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Findings {
+    pub unit: String,
+    #[serde(default)]
+    pub aspect: String,
+    pub summary: String,
+    pub findings: Vec<Finding>,
+    pub gaps: Vec<String>,
+}
+
+/// A deliverable that ends an agent's loop.
+#[derive(Debug, Clone)]
+pub enum Deliverable {
+    Report(String),
+    Findings(Findings),
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    pub ok: bool,
+    /// What the model reads.
+    pub content: String,
+    /// One line for the `tool_result` event.
+    pub summary: String,
+    pub error_class: Option<ErrorClass>,
+    pub deliverable: Option<Deliverable>,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>, summary: impl Into<String>) -> Self {
+        ToolOutput {
+            ok: true,
+            content: content.into(),
+            summary: summary.into(),
+            error_class: None,
+            deliverable: None,
+        }
+    }
+
+    /// A failed call the model can fix by changing its arguments.
+    pub fn permanent(message: impl Into<String>) -> Self {
+        let message = message.into();
+        ToolOutput {
+            ok: false,
+            content: format!("Error: {message}"),
+            summary: message,
+            error_class: Some(ErrorClass::Permanent),
+            deliverable: None,
+        }
+    }
+
+    /// A failed call worth one retry.
+    pub fn transient(message: impl Into<String>) -> Self {
+        ToolOutput {
+            error_class: Some(ErrorClass::Transient),
+            ..Self::permanent(message)
+        }
+    }
+}
+
+/// Per-agent state tools may keep between calls.
+#[derive(Debug, Default)]
+pub struct AgentState {
+    pub findings_bounces: u32,
+    pub report_bounces: u32,
+    pub read_urls: HashSet<String>,
+}
+
+/// The calling agent, as a tool sees it.
+pub struct AgentCx {
+    pub run: Arc<RunCtx>,
+    pub agent: String,
+    /// The aspect a sub-researcher works on (empty for the orchestrator).
+    pub aspect: String,
+    pub state: Mutex<AgentState>,
+}
+
+impl AgentCx {
+    pub fn new(run: Arc<RunCtx>, agent: impl Into<String>, aspect: impl Into<String>) -> Self {
+        AgentCx {
+            run,
+            agent: agent.into(),
+            aspect: aspect.into(),
+            state: Mutex::new(AgentState::default()),
+        }
+    }
+
+    pub fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> ToolSpec;
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput;
+}
+
+/// Parses tool arguments into their typed form, or explains what is wrong.
+pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolOutput> {
+    let args = match args {
+        // Some models send arguments as a JSON string.
+        Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+        Value::Null => Value::Object(Default::default()),
+        other => other,
+    };
+    serde_json::from_value(args).map_err(|e| {
+        ToolOutput::permanent(format!(
+            "invalid arguments for {tool}: {e}. Check the tool's parameter schema and call it again."
+        ))
+    })
+}
+
+/// The orchestrator's tools.
+pub fn orchestrator_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(WriteTodos),
+        Arc::new(Task),
+        Arc::new(WebSearch),
+        Arc::new(FetchUrl),
+        Arc::new(ReadSource),
+        Arc::new(SubmitReport),
+    ]
+}
+
+/// A sub-researcher's tools.
+pub fn subresearcher_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(WebSearch),
+        Arc::new(FetchUrl),
+        Arc::new(ReadSource),
+        Arc::new(SubmitFindings),
+    ]
+}

@@ -1,0 +1,116 @@
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::engine::model::ToolSpec;
+use crate::evidence::{identity::host_of, injection};
+use crate::protocol::{EventBody, SearchResultItem};
+
+pub struct WebSearch;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    query: String,
+    #[serde(default)]
+    max_results: Option<usize>,
+}
+
+const MAX_RESULTS: usize = 20;
+
+#[async_trait]
+impl Tool for WebSearch {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "web_search".into(),
+            description: "Discover candidate pages about the entity or a claim. Results are only candidates (title, url, snippet): never treat a snippet as a fact; read the page with fetch_url. Write specific queries with identity anchors (name + city/country + topic).".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "minLength": 3, "maxLength": 300},
+                    "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
+        let args: Args = match parse_args("web_search", args) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let query = args.query.trim().to_string();
+        if query.chars().count() < 3 || query.chars().count() > 300 {
+            return ToolOutput::permanent("query must be 3 to 300 characters");
+        }
+        let max = args.max_results.unwrap_or(5).clamp(1, MAX_RESULTS);
+        let run = &cx.run;
+        let id = run.next_call_id("search");
+        run.emitter.emit(
+            &cx.agent,
+            EventBody::SearchQuery {
+                id: id.clone(),
+                query: query.clone(),
+                source: run.search.name().to_string(),
+            },
+        );
+        let hits = match run.search.search(&query, max).await {
+            Ok(h) => h,
+            Err(e) => {
+                run.emitter.emit(
+                    &cx.agent,
+                    EventBody::SearchResults {
+                        id,
+                        query,
+                        ok: false,
+                        count: 0,
+                        results: vec![],
+                        error: Some(e.to_string()),
+                    },
+                );
+                return ToolOutput::transient(format!("search failed: {e}"));
+            }
+        };
+        let results: Vec<SearchResultItem> = hits
+            .iter()
+            .map(|h| SearchResultItem {
+                title: h.title.clone(),
+                url: h.url.clone(),
+                domain: host_of(&h.url),
+                // A snippet that talks to AI agents is withheld, not shown.
+                snippet: if injection::scan_text(&h.snippet).is_empty() {
+                    h.snippet.clone()
+                } else {
+                    "[snippet withheld: it carries instructions aimed at AI agents]".into()
+                },
+            })
+            .collect();
+        run.emitter.emit(
+            &cx.agent,
+            EventBody::SearchResults {
+                id,
+                query: query.clone(),
+                ok: true,
+                count: results.len(),
+                results: results.clone(),
+                error: None,
+            },
+        );
+        let listing: Vec<Value> = results
+            .iter()
+            .zip(&hits)
+            .map(|(r, h)| {
+                json!({"url": r.url, "title": r.title, "domain": r.domain, "published": h.published, "snippet": r.snippet})
+            })
+            .collect();
+        let body = serde_json::to_string_pretty(&json!({ "query": query, "results": listing }))
+            .unwrap_or_default();
+        ToolOutput::ok(
+            run.spotlight(&body),
+            format!("{} results for {query:?}", results.len()),
+        )
+    }
+}

@@ -1,0 +1,329 @@
+//! The two deliverables and their gates. `submit_findings`: every quote must
+//! appear in the stored text of an accepted page read in this run.
+//! `submit_report`: scrubbed and citation-linted. Fixable defects bounce
+//! once (`revising`); what still fails is dropped and named.
+
+use std::collections::BTreeSet;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{AgentCx, Deliverable, Finding, Findings, Tool, ToolOutput, parse_args};
+use crate::engine::model::ToolSpec;
+use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, quotes};
+use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
+use crate::report::{citations, hygiene};
+
+pub struct SubmitFindings;
+pub struct SubmitReport;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFinding {
+    claim: String,
+    quote: String,
+    url: String,
+    #[serde(default)]
+    field: Option<String>,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    as_of: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FindingsArgs {
+    summary: String,
+    findings: Vec<RawFinding>,
+    #[serde(default)]
+    gaps: Vec<String>,
+}
+
+#[async_trait]
+impl Tool for SubmitFindings {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "submit_findings".into(),
+            description: "Hand your findings back (ends your task). Each finding: a claim, a quote copied VERBATIM from the page text, and the url of a page you read with fetch_url. Quotes not found in the page are rejected. List what you could not establish in gaps.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "summary": {"type": "string"},
+                    "findings": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "claim": {"type": "string"},
+                                "quote": {"type": "string"},
+                                "url": {"type": "string"},
+                                "field": {"type": "string"},
+                                "value": {"type": "string"},
+                                "as_of": {"type": "string", "description": "YYYY-MM-DD the fact holds as of"}
+                            },
+                            "required": ["claim", "quote", "url"],
+                            "additionalProperties": false
+                        }
+                    },
+                    "gaps": {"type": "array", "items": {"type": "string"}}
+                },
+                "required": ["summary", "findings", "gaps"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
+        let args: FindingsArgs = match parse_args("submit_findings", args) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let run = &cx.run;
+        let mut problems = Vec::new();
+        let mut checked = Vec::new();
+        for (i, f) in args.findings.iter().enumerate() {
+            let n = i + 1;
+            let problem = if f.claim.trim().is_empty() {
+                Some("claim is empty".to_string())
+            } else if f.quote.trim().is_empty() {
+                Some("quote is empty".to_string())
+            } else {
+                match run.pages.get(&f.url) {
+                    None => Some(format!("{} was never read in this run: fetch it first or drop the finding", f.url)),
+                    Some((page, _)) if page.verdict != Verdict::Accepted => Some(format!(
+                        "{} is not usable evidence ({})",
+                        f.url,
+                        page.reason.clone().unwrap_or_default()
+                    )),
+                    Some((page, _)) if !quotes::quote_in_text(&f.quote, &page.text) => Some(format!(
+                        "the quote {:?} does not appear in {}: copy the sentence verbatim from the page text",
+                        truncate(&f.quote, 120),
+                        f.url
+                    )),
+                    Some((page, number)) => {
+                        checked.push((i, page, number.unwrap_or(0)));
+                        None
+                    }
+                }
+            };
+            if let Some(p) = problem {
+                problems.push((n, p));
+            }
+        }
+        let first_try = {
+            let mut st = cx.state();
+            let first = st.findings_bounces == 0;
+            if !problems.is_empty() && first {
+                st.findings_bounces += 1;
+            }
+            first
+        };
+        if !problems.is_empty() && first_try {
+            run.emitter.status(
+                &cx.agent,
+                StatusState::Revising,
+                Some(StatusReason::SubagentFindings),
+                Some(format!("{} finding(s) failed the findings gate", problems.len())),
+            );
+            let listing: Vec<String> = problems.iter().map(|(n, p)| format!("finding {n}: {p}")).collect();
+            return ToolOutput {
+                ok: false,
+                content: format!(
+                    "Findings not accepted. Fix these problems and call submit_findings again (findings that still fail will be dropped):\n- {}",
+                    listing.join("\n- ")
+                ),
+                summary: format!("bounced: {} problem(s)", problems.len()),
+                error_class: Some(crate::protocol::ErrorClass::Permanent),
+                deliverable: None,
+            };
+        }
+
+        let mut gaps: Vec<String> = args.gaps.iter().map(|g| g.trim().to_string()).filter(|g| !g.is_empty()).collect();
+        for (n, p) in &problems {
+            let claim = &args.findings[n - 1].claim;
+            gaps.push(format!("dropped an unverifiable finding ({}): {p}", truncate(claim, 80)));
+            if let Some(url) = Some(&args.findings[n - 1].url) {
+                let page = run.pages.get(url).map(|(p, _)| p);
+                run.pages.add_evidence(EvidenceItem {
+                    id: String::new(),
+                    origin: cx.agent.clone(),
+                    claim: Claim {
+                        field: args.findings[n - 1].field.clone().unwrap_or_else(|| cx.aspect.clone()),
+                        value: args.findings[n - 1].value.clone().unwrap_or_else(|| claim.clone()),
+                        snippet: args.findings[n - 1].quote.clone(),
+                        event_date: args.findings[n - 1].as_of.clone(),
+                    },
+                    source: page.as_ref().map(SourceRef::of).unwrap_or_else(|| SourceRef {
+                        url: url.clone(),
+                        domain: crate::evidence::identity::host_of(url),
+                        source_type: crate::evidence::SourceType::Other,
+                        published: None,
+                        updated: None,
+                        retrieved: run.today.clone(),
+                    }),
+                    scores: Scores {
+                        identity: page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
+                    },
+                    accepted: false,
+                    flags: vec![format!("findings_gate: {p}")],
+                });
+            }
+        }
+        let mut findings = Vec::new();
+        for (i, page, number) in checked {
+            let f = &args.findings[i];
+            let as_of = f.as_of.clone().or_else(|| page.as_of().map(str::to_string));
+            run.pages.add_evidence(EvidenceItem {
+                id: String::new(),
+                origin: cx.agent.clone(),
+                claim: Claim {
+                    field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
+                    value: f.value.clone().unwrap_or_else(|| f.claim.clone()),
+                    snippet: f.quote.clone(),
+                    event_date: f.as_of.clone(),
+                },
+                source: SourceRef::of(&page),
+                scores: Scores {
+                    identity: page.identity.score,
+                },
+                accepted: true,
+                flags: vec![],
+            });
+            findings.push(Finding {
+                claim: f.claim.trim().to_string(),
+                quote: f.quote.trim().to_string(),
+                url: page.url.clone(),
+                source: number,
+                field: f.field.clone(),
+                value: f.value.clone(),
+                as_of,
+                title: page.title.clone(),
+                source_type: page.source_type.as_str().to_string(),
+            });
+        }
+        let result = Findings {
+            unit: cx.agent.clone(),
+            aspect: cx.aspect.clone(),
+            summary: args.summary.trim().to_string(),
+            findings,
+            gaps,
+        };
+        run.emitter.emit(
+            &cx.agent,
+            EventBody::SubagentFindings {
+                unit: cx.agent.clone(),
+                summary: result.summary.clone(),
+                findings: result
+                    .findings
+                    .iter()
+                    .map(|f| FindingRow {
+                        finding: f.claim.clone(),
+                        evidence: f.quote.clone(),
+                        source: format!("[{}] {}", f.source, f.url),
+                    })
+                    .collect(),
+                gaps: result.gaps.clone(),
+            },
+        );
+        let n = result.findings.len();
+        ToolOutput {
+            ok: true,
+            content: format!("Findings accepted ({n})."),
+            summary: format!("{n} findings accepted"),
+            error_class: None,
+            deliverable: Some(Deliverable::Findings(result)),
+        }
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(n).collect::<String>())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReportArgs {
+    markdown: String,
+}
+
+#[async_trait]
+impl Tool for SubmitReport {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "submit_report".into(),
+            description: "Submit the final report in Markdown (ends the run). Cite sources only as [n] with the numbers from the findings; do not write a Sources list (it is added for you). Sections: answer, findings with confidence and as-of dates, history, conflicts, gaps.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"markdown": {"type": "string"}},
+                "required": ["markdown"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
+        let args: ReportArgs = match parse_args("submit_report", args) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let run = &cx.run;
+        let scrubbed = hygiene::scrub(&args.markdown);
+        let (body, _, _) = citations::split_sources(&scrubbed.markdown);
+        let known: BTreeSet<usize> = (1..=run.pages.source_count()).collect();
+        let mut problems: Vec<String> = Vec::new();
+        if body.trim().len() < 40 {
+            problems.push("the report is empty or too short".into());
+        }
+        let cited = citations::citations(body);
+        for (line, n) in &cited {
+            if !known.contains(n) {
+                problems.push(format!("line {line}: [{n}] is not a source number from this run"));
+            }
+        }
+        if cited.is_empty() && !known.is_empty() {
+            problems.push("no citations: support each claim with [n] from the findings".into());
+        }
+        if !scrubbed.removed.is_empty() {
+            problems.push(format!("removed from the report: {}", scrubbed.removed.join(", ")));
+        }
+        let first_try = {
+            let mut st = cx.state();
+            let first = st.report_bounces == 0;
+            if !problems.is_empty() && first {
+                st.report_bounces += 1;
+            }
+            first
+        };
+        if !problems.is_empty() && first_try {
+            run.emitter.status(
+                &cx.agent,
+                StatusState::Revising,
+                Some(StatusReason::ReportQuality),
+                Some(format!("{} report problem(s)", problems.len())),
+            );
+            return ToolOutput {
+                ok: false,
+                content: format!(
+                    "Report not accepted yet. Fix these problems and call submit_report again:\n- {}",
+                    problems.join("\n- ")
+                ),
+                summary: format!("bounced: {} problem(s)", problems.len()),
+                error_class: Some(crate::protocol::ErrorClass::Permanent),
+                deliverable: None,
+            };
+        }
+        ToolOutput {
+            ok: true,
+            content: "Report accepted.".into(),
+            summary: format!("report accepted ({} citations)", cited.len()),
+            error_class: None,
+            deliverable: Some(Deliverable::Report(args.markdown)),
+        }
+    }
+}

@@ -1,0 +1,85 @@
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::engine::model::ToolSpec;
+use crate::protocol::{EventBody, Todo};
+
+pub struct WriteTodos;
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Item {
+    Text(String),
+    Full {
+        content: String,
+        #[serde(default)]
+        status: Option<String>,
+    },
+}
+
+#[derive(Deserialize)]
+struct Args {
+    todos: Vec<Item>,
+}
+
+#[async_trait]
+impl Tool for WriteTodos {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "write_todos".into(),
+            description: "Write or update the research plan: one todo per aspect to research (each becomes a task for a sub-researcher). Call it first.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "todos": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "content": {"type": "string"},
+                                "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
+                            },
+                            "required": ["content"]
+                        }
+                    }
+                },
+                "required": ["todos"]
+            }),
+        }
+    }
+
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
+        let args: Args = match parse_args("write_todos", args) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let todos: Vec<Todo> = args
+            .todos
+            .into_iter()
+            .map(|i| match i {
+                Item::Text(content) => (content, None),
+                Item::Full { content, status } => (content, status),
+            })
+            .filter(|(c, _)| !c.trim().is_empty())
+            .enumerate()
+            .map(|(n, (content, status))| Todo {
+                id: format!("t{}", n + 1),
+                content: content.trim().to_string(),
+                status: status.unwrap_or_else(|| "pending".into()),
+            })
+            .collect();
+        if todos.is_empty() {
+            return ToolOutput::permanent("todos is empty: list at least one aspect to research");
+        }
+        *cx.run.todos.lock().unwrap_or_else(|p| p.into_inner()) =
+            todos.iter().map(|t| t.content.clone()).collect();
+        let n = todos.len();
+        cx.run.emitter.emit(&cx.agent, EventBody::Plan { todos });
+        ToolOutput::ok(
+            format!("Plan recorded: {n} todos. Delegate each with task, several in one turn to run them in parallel."),
+            format!("{n} todos"),
+        )
+    }
+}

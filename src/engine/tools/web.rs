@@ -1,0 +1,90 @@
+//! The seams to the outside world that tools call: a search backend and a
+//! fetcher. The corpus implements both; web backends come with the web issue.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::corpus::{Corpus, RawDocument};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub title: String,
+    pub url: String,
+    pub snippet: String,
+    pub published: Option<String>,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WebError {
+    #[error("not found: {0}")]
+    NotFound(String),
+    #[error("refused: {0}")]
+    Refused(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+#[async_trait]
+pub trait SearchBackend: Send + Sync {
+    /// Short name for `search_query.source` (`corpus`, `tavily`, ...).
+    fn name(&self) -> &str;
+    async fn search(&self, query: &str, max_results: usize) -> Result<Vec<SearchHit>, WebError>;
+}
+
+#[async_trait]
+pub trait Fetcher: Send + Sync {
+    async fn fetch(&self, url: &str) -> Result<RawDocument, WebError>;
+}
+
+/// Search and fetch over a local corpus.
+#[derive(Clone)]
+pub struct CorpusWeb {
+    corpus: Arc<Corpus>,
+}
+
+impl CorpusWeb {
+    pub fn new(corpus: Arc<Corpus>) -> Self {
+        CorpusWeb { corpus }
+    }
+}
+
+#[async_trait]
+impl SearchBackend for CorpusWeb {
+    fn name(&self) -> &str {
+        "corpus"
+    }
+
+    async fn search(&self, query: &str, max_results: usize) -> Result<Vec<SearchHit>, WebError> {
+        let corpus = self.corpus.clone();
+        let query = query.to_string();
+        let hits = tokio::task::spawn_blocking(move || {
+            corpus.search(&query, max_results).map(|hits| {
+                hits.into_iter()
+                    .filter_map(|h| {
+                        let d = corpus.docs().get(h.doc)?;
+                        Some(SearchHit {
+                            title: d.title.clone().unwrap_or_else(|| d.url.clone()),
+                            url: d.url.clone(),
+                            snippet: h.snippet,
+                            published: d.published.clone(),
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .await
+        .map_err(|e| WebError::Failed(e.to_string()))?;
+        hits.map_err(|e| WebError::Failed(e.to_string()))
+    }
+}
+
+#[async_trait]
+impl Fetcher for CorpusWeb {
+    async fn fetch(&self, url: &str) -> Result<RawDocument, WebError> {
+        self.corpus
+            .get(url)
+            .cloned()
+            .ok_or_else(|| WebError::NotFound(format!("{url} is not in the corpus")))
+    }
+}

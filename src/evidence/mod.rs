@@ -1,0 +1,170 @@
+//! Evidence: cleaning pages, the injection tripwire, the identity gate,
+//! verbatim quote checks, and the records that end up in evidence.json.
+
+pub mod clean;
+pub mod identity;
+pub mod injection;
+pub mod quotes;
+pub mod sentences;
+mod source_type;
+
+use serde::Serialize;
+
+pub use source_type::{SourceType, infer as infer_source_type};
+
+use crate::corpus::{ContentType, RawDocument};
+use crate::protocol::{EntityAnchors, Verdict};
+use identity::IdentityCheck;
+use injection::InjectionHit;
+
+/// A page as the engine stores it after cleaning and judging. Only accepted
+/// pages are ever shown to a model.
+#[derive(Debug, Clone, Serialize)]
+pub struct Page {
+    pub url: String,
+    pub title: String,
+    pub domain: String,
+    pub source_type: SourceType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+    pub retrieved: String,
+    pub verdict: Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub identity: IdentityCheck,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub injection: Vec<InjectionHit>,
+    /// Hiding techniques found (the hidden text itself is never kept).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hidden: Vec<String>,
+    /// The cleaned full text (capped).
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// The most text stored per page.
+pub const MAX_STORED_CHARS: usize = 120_000;
+
+/// Cleans and judges a raw document: quarantine for instructions aimed at AI
+/// agents, rejection for a failed identity gate, else accepted.
+pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Page {
+    let cleaned = match raw.content_type {
+        ContentType::Html => clean::clean_html(&raw.content),
+        ContentType::Markdown | ContentType::Plain => clean::clean_text(&raw.content),
+    };
+    let title = raw
+        .title
+        .clone()
+        .or_else(|| cleaned.title.clone())
+        .unwrap_or_else(|| raw.url.clone());
+    let source_type = raw
+        .source_type
+        .or_else(|| cleaned.source_type.as_deref().and_then(SourceType::parse))
+        .unwrap_or_else(|| infer_source_type(&raw.url, &title, anchors.domain.as_deref()));
+    let injection = injection::scan_page(&cleaned);
+    let mut hidden: Vec<String> = cleaned.hidden.iter().map(|h| h.technique.to_string()).collect();
+    hidden.dedup();
+    let text: String = cleaned.text.chars().take(MAX_STORED_CHARS).collect();
+    let identity = identity::check(anchors, &raw.url, &title, &text);
+    let (verdict, reason) = if !injection.is_empty() {
+        let mut places: Vec<&str> = injection.iter().map(|h| h.location.as_str()).collect();
+        places.dedup();
+        (
+            Verdict::Quarantined,
+            Some(format!(
+                "carries instructions aimed at AI agents ({})",
+                places.join(", ").replace('_', " ")
+            )),
+        )
+    } else if !identity.passes() {
+        let why = identity.lookalike.clone().unwrap_or_else(|| {
+            format!(
+                "identity {:.2} below the gate {:.2}: the page is not clearly about the entity",
+                identity.score,
+                identity::IDENTITY_GATE
+            )
+        });
+        (Verdict::Rejected, Some(why))
+    } else if text.trim().is_empty() {
+        (Verdict::Rejected, Some("no readable text".into()))
+    } else {
+        (Verdict::Accepted, None)
+    };
+    Page {
+        url: raw.url.clone(),
+        title,
+        domain: identity::host_of(&raw.url),
+        source_type,
+        published: raw.published.clone().or(cleaned.published.as_deref().and_then(crate::corpus::normalize_date_opt)),
+        updated: raw.updated.clone().or(cleaned.modified.as_deref().and_then(crate::corpus::normalize_date_opt)),
+        retrieved: retrieved.to_string(),
+        verdict,
+        reason,
+        identity,
+        injection,
+        hidden,
+        text,
+    }
+}
+
+impl Page {
+    /// The date a fact on this page is "as of": updated, else published.
+    pub fn as_of(&self) -> Option<&str> {
+        self.updated.as_deref().or(self.published.as_deref())
+    }
+}
+
+/// One claim a sub-researcher submitted, with its provenance and fate.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvidenceItem {
+    pub id: String,
+    /// The sub-researcher that found it.
+    pub origin: String,
+    pub claim: Claim,
+    pub source: SourceRef,
+    pub scores: Scores,
+    pub accepted: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Claim {
+    pub field: String,
+    pub value: String,
+    pub snippet: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_date: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceRef {
+    pub url: String,
+    pub domain: String,
+    pub source_type: SourceType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+    pub retrieved: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Scores {
+    pub identity: f64,
+}
+
+impl SourceRef {
+    pub fn of(page: &Page) -> SourceRef {
+        SourceRef {
+            url: page.url.clone(),
+            domain: page.domain.clone(),
+            source_type: page.source_type,
+            published: page.published.clone(),
+            updated: page.updated.clone(),
+            retrieved: page.retrieved.clone(),
+        }
+    }
+}

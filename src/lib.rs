@@ -1,0 +1,27 @@
+//! dra: a deep research agent in one binary.
+//!
+//! - [`protocol`]: the typed event protocol and the ops a front end sends.
+//! - [`engine`]: the orchestrator, sub-researchers, tools, budgets, models.
+//! - [`evidence`]: cleaning pages, injection tripwire, identity gate, quotes.
+//! - [`report`]: hygiene, citation lint, composing report.md and sources.json.
+//! - [`store`]: the run directory and its writer.
+//! - [`config`]: layered settings with provenance, model tiers.
+//! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
+//! - [`cli`]: commands and renderers (the only code that touches the terminal).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
+pub mod cli;
+pub mod config;
+pub mod corpus;
+pub mod engine;
+pub mod evidence;
+pub mod protocol;
+pub mod report;
+pub mod store;
+
+/// Compiles a regex literal. Patterns are constants covered by tests, so a
+/// failure is a programming error caught before release.
+#[allow(clippy::expect_used)]
+pub(crate) fn re(pattern: &str) -> regex::Regex {
+    regex::Regex::new(pattern).expect("static regex literal compiles")
+}

@@ -1,0 +1,343 @@
+//! Event types. Names and keys follow the reference agent's protocol table;
+//! `plan`, `subagent`, `fetch`, `evidence`, `thinking` and `warning` are ours
+//! (additive).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::EntityAnchors;
+
+/// The agent an event belongs to: the orchestrator is `main`.
+pub const MAIN_AGENT: &str = "main";
+
+/// One protocol event: the common envelope plus its typed body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: u64,
+    /// RFC 3339 UTC timestamp.
+    pub ts: String,
+    pub run_id: String,
+    /// `main` or the sub-researcher's id (`sub-1`, `sub-2`, ...).
+    pub agent: String,
+    #[serde(flatten)]
+    pub body: EventBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventBody {
+    /// Version handshake, first event of every run.
+    RunStart {
+        protocol_version: u32,
+        engine_version: String,
+        run_id: String,
+        /// `offline` (extractive model) or `online`.
+        mode: RunMode,
+        tier: String,
+        question: String,
+        run_dir: String,
+        /// The identity anchors in force (flags, else from the question).
+        entity: EntityAnchors,
+    },
+    /// The research plan (aspects from `write_todos`).
+    Plan { todos: Vec<Todo> },
+    Clarification { questions: Vec<String> },
+    SearchQuery {
+        id: String,
+        query: String,
+        /// The search backend (`corpus`, `tavily`, ...).
+        source: String,
+    },
+    SearchResults {
+        id: String,
+        query: String,
+        ok: bool,
+        count: usize,
+        results: Vec<SearchResultItem>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A page was read and accepted as a source.
+    Source {
+        title: String,
+        url: String,
+        domain: String,
+        index: usize,
+    },
+    /// A page fetch and its verdict.
+    Fetch {
+        id: String,
+        url: String,
+        ok: bool,
+        verdict: Verdict,
+        chars: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// One piece of evidence judged (accepted, rejected or quarantined).
+    Evidence {
+        url: String,
+        verdict: Verdict,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        identity: f64,
+    },
+    McpCall { id: String, tool: String, args: Value },
+    McpResult {
+        id: String,
+        tool: String,
+        ok: bool,
+        summary: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_class: Option<ErrorClass>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repeated: Option<bool>,
+    },
+    ToolCall { id: String, tool: String, args: Value },
+    ToolResult {
+        id: String,
+        tool: String,
+        ok: bool,
+        summary: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_class: Option<ErrorClass>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repeated: Option<bool>,
+    },
+    Skill { name: String, path: String, state: String },
+    /// A sub-researcher changed state.
+    Subagent {
+        unit: String,
+        state: SubagentState,
+        description: String,
+    },
+    SubagentFindings {
+        unit: String,
+        summary: String,
+        findings: Vec<FindingRow>,
+        gaps: Vec<String>,
+    },
+    /// Model reasoning text; collapsed in the terminal unless `-v`.
+    Thinking { text: String },
+    Warning { code: String, message: String },
+    Report { markdown: String },
+    Usage {
+        tool_calls: u64,
+        total_tokens: u64,
+        model_calls: u64,
+        input_tokens: u64,
+        output_tokens: u64,
+        cost_usd: f64,
+        duration_ms: u64,
+        sources: usize,
+        limits: Value,
+        #[serde(default)]
+        models: Vec<ModelUsage>,
+    },
+    Status(Status),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMode {
+    Offline,
+    Online,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Todo {
+    pub id: String,
+    pub content: String,
+    pub status: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchResultItem {
+    pub title: String,
+    pub url: String,
+    pub domain: String,
+    pub snippet: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindingRow {
+    pub finding: String,
+    pub evidence: String,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelUsage {
+    pub model: String,
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Accepted,
+    Rejected,
+    Quarantined,
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    Permanent,
+    Transient,
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentState {
+    Started,
+    Done,
+    Failed,
+}
+
+/// Lifecycle status. `done` and `error` are terminal: exactly one per run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    pub state: StatusState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<StatusReason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusState {
+    McpReady,
+    McpError,
+    BudgetSoft,
+    BudgetHalt,
+    Revising,
+    Done,
+    Error,
+}
+
+impl StatusState {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, StatusState::Done | StatusState::Error)
+    }
+}
+
+/// Reason codes. The first group ends a run with `done`, the second with
+/// `error`; the rest qualify non-terminal states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusReason {
+    // done
+    ReportDelivered,
+    AwaitingClarification,
+    DirectAnswer,
+    ReportSalvaged,
+    // error
+    BudgetExhausted,
+    StalledAfterNudges,
+    EndedWithoutReport,
+    Interrupted,
+    ModelFailed,
+    // revising
+    ReportQuality,
+    SubagentFindings,
+    // budget_soft / budget_halt
+    ToolCalls,
+    Tokens,
+    Usd,
+    Deadline,
+    Steps,
+}
+
+impl EventBody {
+    /// The wire name of this event type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventBody::RunStart { .. } => "run_start",
+            EventBody::Plan { .. } => "plan",
+            EventBody::Clarification { .. } => "clarification",
+            EventBody::SearchQuery { .. } => "search_query",
+            EventBody::SearchResults { .. } => "search_results",
+            EventBody::Source { .. } => "source",
+            EventBody::Fetch { .. } => "fetch",
+            EventBody::Evidence { .. } => "evidence",
+            EventBody::McpCall { .. } => "mcp_call",
+            EventBody::McpResult { .. } => "mcp_result",
+            EventBody::ToolCall { .. } => "tool_call",
+            EventBody::ToolResult { .. } => "tool_result",
+            EventBody::Skill { .. } => "skill",
+            EventBody::Subagent { .. } => "subagent",
+            EventBody::SubagentFindings { .. } => "subagent_findings",
+            EventBody::Thinking { .. } => "thinking",
+            EventBody::Warning { .. } => "warning",
+            EventBody::Report { .. } => "report",
+            EventBody::Usage { .. } => "usage",
+            EventBody::Status(_) => "status",
+        }
+    }
+}
+
+/// Keys every event carries, whatever its type.
+pub const ENVELOPE_KEYS: &[&str] = &["seq", "ts", "run_id", "agent", "type"];
+
+/// The required keys of each event type (the contract consumers rely on).
+pub fn required_keys(type_name: &str) -> Option<&'static [&'static str]> {
+    Some(match type_name {
+        "run_start" => &["protocol_version", "engine_version", "run_id", "mode", "tier"],
+        "plan" => &["todos"],
+        "clarification" => &["questions"],
+        "search_query" => &["id", "query", "source"],
+        "search_results" => &["id", "query", "ok", "count", "results"],
+        "source" => &["title", "url", "domain"],
+        "fetch" => &["id", "url", "ok", "verdict"],
+        "evidence" => &["url", "verdict", "identity"],
+        "mcp_call" | "tool_call" => &["id", "tool", "args"],
+        "mcp_result" | "tool_result" => &["id", "tool", "ok", "summary"],
+        "skill" => &["name", "path", "state"],
+        "subagent" => &["unit", "state", "description"],
+        "subagent_findings" => &["unit", "summary", "findings", "gaps"],
+        "thinking" => &["text"],
+        "warning" => &["code", "message"],
+        "report" => &["markdown"],
+        "usage" => &["tool_calls", "total_tokens", "model_calls", "limits"],
+        "status" => &["state"],
+        _ => return None,
+    })
+}
+
+/// Checks one serialized event against the contract; returns what is missing.
+pub fn missing_keys(event: &Value) -> Vec<String> {
+    let mut missing = Vec::new();
+    let Some(obj) = event.as_object() else {
+        return vec!["<not an object>".into()];
+    };
+    for key in ENVELOPE_KEYS {
+        if !obj.contains_key(*key) {
+            missing.push((*key).to_string());
+        }
+    }
+    let type_name = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    match required_keys(type_name) {
+        Some(keys) => {
+            for key in keys {
+                if !obj.contains_key(*key) {
+                    missing.push(format!("{type_name}.{key}"));
+                }
+            }
+        }
+        None => missing.push(format!("<unknown type {type_name:?}>")),
+    }
+    if type_name == "status" {
+        let state = obj.get("state").and_then(Value::as_str).unwrap_or("");
+        if matches!(state, "done" | "error" | "revising") && !obj.contains_key("reason") {
+            missing.push("status.reason".into());
+        }
+    }
+    missing
+}

@@ -1,0 +1,223 @@
+//! Composing reports: an extractive draft from findings (the offline model
+//! and salvaged reports use it) and the final assembly every report goes
+//! through (scrub, renumber by first citation, security notes, sources).
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::{citations, hygiene};
+use crate::engine::tools::{Finding, Findings};
+use crate::evidence::{Page, SourceType};
+use crate::protocol::Verdict;
+
+/// One entry of sources.json; `index` is the `[n]` in report.md.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct SourceEntry {
+    pub index: usize,
+    pub url: String,
+    pub title: String,
+    pub domain: String,
+    pub source_type: SourceType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+    pub retrieved: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct FinalReport {
+    pub markdown: String,
+    pub sources: Vec<SourceEntry>,
+    /// What the scrub removed.
+    pub scrubbed: Vec<String>,
+}
+
+fn quote_md(s: &str) -> String {
+    s.replace('\n', " ").trim().to_string()
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Words that mark a sentence as describing the past.
+const PAST_MARKERS: &[&str] = &[" was ", " were ", " had ", " served ", " formerly ", " until ", " used to "];
+/// The answer line is chosen among this many best-ranked findings.
+const ANSWER_CANDIDATES: usize = 3;
+
+/// When a finding's fact happened: the latest year it names, if that is
+/// before the page's date; else the page's date.
+fn event_key(f: &Finding) -> String {
+    let as_of = f.as_of.clone().unwrap_or_default();
+    let latest_year = f
+        .quote
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| w.len() == 4)
+        .filter_map(|w| w.parse::<u32>().ok())
+        .filter(|y| (1990..=2100).contains(y))
+        .max();
+    match (latest_year, as_of.get(..4).and_then(|y| y.parse::<u32>().ok())) {
+        (Some(y), Some(page_year)) if y < page_year => format!("{y}-12-31"),
+        _ => as_of,
+    }
+}
+
+/// The finding that best states the current position: the latest event, and
+/// among equals one not phrased in the past tense; ties keep the ranking.
+fn most_current(findings: &[Finding]) -> &Finding {
+    let past = |f: &Finding| {
+        let q = format!(" {} ", f.quote.to_lowercase());
+        PAST_MARKERS.iter().any(|m| q.contains(m))
+    };
+    let mut best = &findings[0];
+    for f in findings.iter().take(ANSWER_CANDIDATES).skip(1) {
+        // A sentence in the present tense beats one about the past; then the later event wins.
+        if (!past(f), event_key(f)) > (!past(best), event_key(best)) {
+            best = f;
+        }
+    }
+    best
+}
+
+/// An extractive report: every statement is a verbatim quote with its `[n]`.
+pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findings]) -> String {
+    let mut md = String::new();
+    let title = entity.map(|e| format!("{e}: research report")).unwrap_or_else(|| "Research report".into());
+    md.push_str(&format!("# {title}\n\n**Question:** {}\n\n", question.trim()));
+    md.push_str("## Answer\n\n");
+    let answered: Vec<&Findings> = units.iter().filter(|u| !u.findings.is_empty()).collect();
+    if answered.is_empty() {
+        md.push_str("No verifiable evidence was found in the sources read.\n\n");
+    }
+    for u in &answered {
+        let f = most_current(&u.findings);
+        let aspect = if u.aspect.is_empty() { &u.unit } else { &u.aspect };
+        md.push_str(&format!("- **{}**: \"{}\" [{}]", capitalize(aspect), quote_md(&f.quote), f.source));
+        if let Some(d) = &f.as_of {
+            md.push_str(&format!(" (as of {d})"));
+        }
+        md.push('\n');
+    }
+    md.push_str("\n## Findings\n\n");
+    for u in &answered {
+        let aspect = if u.aspect.is_empty() { &u.unit } else { &u.aspect };
+        md.push_str(&format!("### {}\n\n", capitalize(aspect)));
+        for f in &u.findings {
+            md.push_str(&format!("- \"{}\" [{}]", quote_md(&f.quote), f.source));
+            let mut meta = Vec::new();
+            if !f.source_type.is_empty() {
+                meta.push(f.source_type.replace('_', " "));
+            }
+            if let Some(d) = &f.as_of {
+                meta.push(format!("as of {d}"));
+            }
+            if !meta.is_empty() {
+                md.push_str(&format!(" ({})", meta.join(", ")));
+            }
+            md.push('\n');
+        }
+        md.push('\n');
+    }
+    let gaps: Vec<String> = units
+        .iter()
+        .flat_map(|u| {
+            let aspect = if u.aspect.is_empty() { u.unit.clone() } else { u.aspect.clone() };
+            let mut g: Vec<String> = u.gaps.iter().map(|g| format!("{}: {g}", capitalize(&aspect))).collect();
+            if u.findings.is_empty() && g.is_empty() {
+                g.push(format!("{}: no verifiable evidence found in the sources read", capitalize(&aspect)));
+            }
+            g
+        })
+        .collect();
+    if !gaps.is_empty() {
+        md.push_str("## Gaps\n\n");
+        for g in gaps {
+            md.push_str(&format!("- {g}\n"));
+        }
+        md.push('\n');
+    }
+    md
+}
+
+/// The final report: scrubbed, citations renumbered by first appearance
+/// (unknown ones dropped), the model's own source list replaced by ours,
+/// security notes and a footer appended.
+pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str) -> FinalReport {
+    let scrubbed = hygiene::scrub(markdown);
+    let (body, _, _) = citations::split_sources(&scrubbed.markdown);
+    let keep: BTreeSet<usize> = (1..=numbered.len()).collect();
+    let (body, order) = citations::renumber(body.trim_end(), &keep);
+    let sources: Vec<SourceEntry> = order
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &old)| {
+            let p = numbered.get(old - 1)?;
+            Some(SourceEntry {
+                index: i + 1,
+                url: p.url.clone(),
+                title: p.title.clone(),
+                domain: p.domain.clone(),
+                source_type: p.source_type,
+                published: p.published.clone(),
+                updated: p.updated.clone(),
+                retrieved: p.retrieved.clone(),
+            })
+        })
+        .collect();
+
+    let mut md = body;
+    md.push_str("\n\n");
+    let quarantined: Vec<&Page> = pages.iter().filter(|p| p.verdict == Verdict::Quarantined).collect();
+    let lookalikes = pages
+        .iter()
+        .filter(|p| p.verdict == Verdict::Rejected && p.identity.lookalike.is_some())
+        .count();
+    if !quarantined.is_empty() || lookalikes > 0 {
+        md.push_str("## Security notes\n\n");
+        for p in &quarantined {
+            md.push_str(&format!(
+                "- Quarantined {} ({}): {}. Its content was not used.\n",
+                p.url,
+                p.domain,
+                p.reason.as_deref().unwrap_or("instructions aimed at AI agents")
+            ));
+        }
+        if lookalikes > 0 {
+            md.push_str(&format!(
+                "- {lookalikes} page(s) about a different entity with a similar name were excluded (see evidence.json).\n"
+            ));
+        }
+        md.push('\n');
+    }
+    md.push_str("## Sources\n\n");
+    if sources.is_empty() {
+        md.push_str("No sources were cited.\n");
+    }
+    for s in &sources {
+        let mut meta = vec![s.source_type.as_str().replace('_', " ")];
+        if let Some(p) = &s.published {
+            meta.push(format!("published {p}"));
+        }
+        if let Some(u) = s.updated.as_ref().filter(|u| Some(*u) != s.published.as_ref()) {
+            meta.push(format!("updated {u}"));
+        }
+        meta.push(format!("retrieved {}", s.retrieved));
+        let title = s.title.trim();
+        let sep = if title.ends_with(['.', '?', '!']) { "" } else { "." };
+        md.push_str(&format!("[{}] {title}{sep} {} ({})\n", s.index, s.url, meta.join("; ")));
+    }
+    if !footer.is_empty() {
+        md.push_str(&format!("\n---\n\n{footer}\n"));
+    }
+    FinalReport {
+        markdown: md,
+        sources,
+        scrubbed: scrubbed.removed,
+    }
+}

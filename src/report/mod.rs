@@ -1,0 +1,8 @@
+//! Reports: hygiene (scrub), citation lint and renumbering, and composing
+//! the final report.md and sources.json.
+
+pub mod citations;
+pub mod compose;
+pub mod hygiene;
+
+pub use compose::{FinalReport, SourceEntry, draft_from_findings, finalize};

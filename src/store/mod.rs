@@ -1,0 +1,11 @@
+//! Runs on disk: `<runs dir>/<UTC timestamp>-<short id>/` holding events.jsonl,
+//! records.jsonl (model calls and tool results, for replay), report.md,
+//! sources.json and evidence.json.
+
+mod atomic;
+mod recorder;
+mod run_dir;
+
+pub use atomic::write_atomic;
+pub use recorder::{Record, Recorder, RecorderHandle};
+pub use run_dir::{RunDir, RunHeader, new_run_id};

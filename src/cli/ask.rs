@@ -84,7 +84,9 @@ fn limits(c: &Config) -> Limits {
     let d = Limits::default();
     Limits {
         max_tool_calls: c.uint(settings::MAX_TOOL_CALLS).unwrap_or(d.max_tool_calls),
-        max_total_tokens: c.uint(settings::MAX_TOTAL_TOKENS).unwrap_or(d.max_total_tokens),
+        max_total_tokens: c
+            .uint(settings::MAX_TOTAL_TOKENS)
+            .unwrap_or(d.max_total_tokens),
         max_usd: c.float(settings::MAX_USD).unwrap_or(d.max_usd),
         deadline: c.seconds(settings::DEADLINE).unwrap_or(d.deadline),
         max_steps: c.uint(settings::RECURSION_LIMIT).unwrap_or(d.max_steps),
@@ -120,7 +122,10 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     };
     let backend_label = match &args.corpus {
         Some(p) => format!("the corpus {} ({} documents)", p.display(), corpus.len()),
-        None => format!("the embedded corpus ({} documents about a fictional company)", corpus.len()),
+        None => format!(
+            "the embedded corpus ({} documents about a fictional company)",
+            corpus.len()
+        ),
     };
     let has_key = config.api_key().is_some();
     let wants_offline = config.bool(settings::OFFLINE) || !has_key;
@@ -130,7 +135,9 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         );
     }
     if args.corpus.is_none() && !g.quiet {
-        eprintln!("note: no --corpus given: researching the embedded corpus (web search backends are not built yet)");
+        eprintln!(
+            "note: no --corpus given: researching the embedded corpus (web search backends are not built yet)"
+        );
     }
     let mode = RunMode::Offline;
     if !g.json && !g.quiet {
@@ -166,7 +173,12 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         domain: args.domain.clone(),
         country: args.country.clone(),
         city: args.city.clone(),
-        industry: args.industry.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+        industry: args
+            .industry
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
         exclude: args.exclude.clone(),
     };
     let web = CorpusWeb::new(Arc::new(corpus));
@@ -229,7 +241,9 @@ async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> Cli
         .context("could not write the run's events")
         .map_err(CliError::Failure)?;
     let Some(summary) = summary else {
-        return Err(CliError::Failure(anyhow::anyhow!("the run ended before it started")));
+        return Err(CliError::Failure(anyhow::anyhow!(
+            "the run ended before it started"
+        )));
     };
     renderer.finish(&summary);
     Ok(Exit::for_status(summary.state, summary.reason))

@@ -25,7 +25,9 @@ pub fn run(g: &GlobalArgs) -> CliResult {
                 name: "configuration",
                 ok: false,
                 detail: format!("{e:#}"),
-                fix: Some("correct the value named above (flag, environment, .env or config file)".into()),
+                fix: Some(
+                    "correct the value named above (flag, environment, .env or config file)".into(),
+                ),
             });
             None
         }
@@ -46,15 +48,24 @@ pub fn run(g: &GlobalArgs) -> CliResult {
             .collect();
         let v = json!({"ok": ok, "settings": settings_json, "checks": checks_json,
             "warnings": config.as_ref().map(|c| c.warnings.clone()).unwrap_or_default()});
-        print_stdout(format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()).as_bytes());
+        print_stdout(
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()).as_bytes(),
+        );
     } else {
         let mut s = String::new();
         if let Some(c) = &config {
             s.push_str("Settings (effective value, origin):\n");
             for spec in settings::SETTINGS {
                 match c.get(spec.key) {
-                    Some(e) => s.push_str(&format!("  {:<30} {:<32} {}\n", spec.key, e.value.display(), e.origin)),
-                    None if spec.is_secret() => s.push_str(&format!("  {:<30} {:<32} -\n", spec.key, "not set")),
+                    Some(e) => s.push_str(&format!(
+                        "  {:<30} {:<32} {}\n",
+                        spec.key,
+                        e.value.display(),
+                        e.origin
+                    )),
+                    None if spec.is_secret() => {
+                        s.push_str(&format!("  {:<30} {:<32} -\n", spec.key, "not set"))
+                    }
                     None => s.push_str(&format!("  {:<30} {:<32} -\n", spec.key, "(unset)")),
                 }
             }
@@ -65,12 +76,21 @@ pub fn run(g: &GlobalArgs) -> CliResult {
         }
         s.push_str("Checks:\n");
         for c in &checks {
-            s.push_str(&format!("  [{}] {}: {}\n", if c.ok { "ok" } else { "FAIL" }, c.name, c.detail));
+            s.push_str(&format!(
+                "  [{}] {}: {}\n",
+                if c.ok { "ok" } else { "FAIL" },
+                c.name,
+                c.detail
+            ));
             if let Some(fix) = &c.fix {
                 s.push_str(&format!("        fix: {fix}\n"));
             }
         }
-        s.push_str(if ok { "\ndra can run here.\n" } else { "\ndra cannot run until the problems above are fixed.\n" });
+        s.push_str(if ok {
+            "\ndra can run here.\n"
+        } else {
+            "\ndra cannot run until the problems above are fixed.\n"
+        });
         print_stdout(s.as_bytes());
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })
@@ -101,7 +121,10 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         detail: if allowed.is_empty() {
             format!("{base} (no extra base URLs allowed for per-run overrides)")
         } else {
-            format!("{base}; per-run overrides allowed to: {}", allowed.join(", "))
+            format!(
+                "{base}; per-run overrides allowed to: {}",
+                allowed.join(", ")
+            )
         },
         fix: None,
     });
@@ -112,7 +135,10 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         .iter()
         .filter(|k| c.secret(k).is_some())
         .map(|k| k.to_string())
-        .chain(c.text(settings::SEARXNG_URL).map(|_| settings::SEARXNG_URL.to_string()))
+        .chain(
+            c.text(settings::SEARXNG_URL)
+                .map(|_| settings::SEARXNG_URL.to_string()),
+        )
         .collect::<Vec<_>>();
     checks.push(Check {
         name: "web search",
@@ -150,7 +176,12 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         } else {
             format!("{} does not exist: no {what} (optional)", path.display())
         };
-        checks.push(Check { name, ok: true, detail, fix: None });
+        checks.push(Check {
+            name,
+            ok: true,
+            detail,
+            fix: None,
+        });
     }
     checks.push(match Corpus::embedded() {
         Ok(corpus) => Check {
@@ -214,7 +245,9 @@ fn reachability(base: &str, key: &str) -> Check {
             name: "endpoint",
             ok: false,
             detail: format!("{url} is unreachable: {e}"),
-            fix: Some("check OPENAI_BASE_URL and the network, or unset the key to run offline".into()),
+            fix: Some(
+                "check OPENAI_BASE_URL and the network, or unset the key to run offline".into(),
+            ),
         },
     }
 }

@@ -29,7 +29,9 @@ impl Exit {
     /// The exit code for a run's terminal status.
     pub fn for_status(state: StatusState, reason: StatusReason) -> Exit {
         match (state, reason) {
-            (StatusState::Done, StatusReason::ReportDelivered | StatusReason::DirectAnswer) => Exit::Ok,
+            (StatusState::Done, StatusReason::ReportDelivered | StatusReason::DirectAnswer) => {
+                Exit::Ok
+            }
             (StatusState::Done, StatusReason::AwaitingClarification) => Exit::AwaitingClarification,
             (StatusState::Done, _) => Exit::PartialReport,
             (_, StatusReason::Interrupted) => Exit::Interrupted,
@@ -63,11 +65,29 @@ mod tests {
     #[test]
     fn statuses_map_to_codes() {
         use StatusReason::*;
-        assert_eq!(Exit::for_status(StatusState::Done, ReportDelivered), Exit::Ok);
-        assert_eq!(Exit::for_status(StatusState::Done, ReportSalvaged), Exit::PartialReport);
-        assert_eq!(Exit::for_status(StatusState::Done, AwaitingClarification), Exit::AwaitingClarification);
-        assert_eq!(Exit::for_status(StatusState::Error, Interrupted), Exit::Interrupted);
-        assert_eq!(Exit::for_status(StatusState::Error, BudgetExhausted), Exit::BudgetExhausted);
-        assert_eq!(Exit::for_status(StatusState::Error, StalledAfterNudges), Exit::Failure);
+        assert_eq!(
+            Exit::for_status(StatusState::Done, ReportDelivered),
+            Exit::Ok
+        );
+        assert_eq!(
+            Exit::for_status(StatusState::Done, ReportSalvaged),
+            Exit::PartialReport
+        );
+        assert_eq!(
+            Exit::for_status(StatusState::Done, AwaitingClarification),
+            Exit::AwaitingClarification
+        );
+        assert_eq!(
+            Exit::for_status(StatusState::Error, Interrupted),
+            Exit::Interrupted
+        );
+        assert_eq!(
+            Exit::for_status(StatusState::Error, BudgetExhausted),
+            Exit::BudgetExhausted
+        );
+        assert_eq!(
+            Exit::for_status(StatusState::Error, StalledAfterNudges),
+            Exit::Failure
+        );
     }
 }

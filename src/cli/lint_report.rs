@@ -27,7 +27,12 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
                 .with_context(|| format!("cannot read sources {}", p.display()))
                 .map_err(CliError::Usage)?;
             let entries: Vec<SourceEntry> = serde_json::from_str(&raw)
-                .with_context(|| format!("{} is not a sources.json list of {{index, url, ...}} entries", p.display()))
+                .with_context(|| {
+                    format!(
+                        "{} is not a sources.json list of {{index, url, ...}} entries",
+                        p.display()
+                    )
+                })
                 .map_err(CliError::Usage)?;
             Some(entries.iter().map(|e| e.index).collect())
         }
@@ -43,7 +48,8 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
     }
     let file = args.file.display().to_string();
     if g.json {
-        let v = serde_json::json!({ "file": file, "clean": problems.is_empty(), "problems": problems });
+        let v =
+            serde_json::json!({ "file": file, "clean": problems.is_empty(), "problems": problems });
         print_stdout(format!("{v}\n").as_bytes());
     } else {
         let mut s = String::new();
@@ -55,5 +61,9 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
         }
         print_stdout(s.as_bytes());
     }
-    Ok(if problems.is_empty() { Exit::Ok } else { Exit::Failure })
+    Ok(if problems.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Failure
+    })
 }

@@ -63,7 +63,7 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Research a question and write a cited report.
-    Ask(ask::AskArgs),
+    Ask(Box<ask::AskArgs>),
     /// Check the setup: settings and where they come from, keys, endpoint, runs dir.
     Doctor,
     /// Show the model tiers and their prices.
@@ -85,7 +85,11 @@ pub fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+            let code = if e.use_stderr() {
+                Exit::Usage
+            } else {
+                Exit::Ok
+            };
             let _ = e.print();
             return code.into();
         }

@@ -2,7 +2,11 @@ use super::{CliResult, Exit, GlobalArgs, print_stdout};
 use crate::config::tiers::{DEFAULT_TIER, MODEL_TIERS};
 
 pub fn run(g: &GlobalArgs) -> CliResult {
-    let active = super::resolve_config(g, Default::default())?.tier().name;
+    let config = super::resolve_config(g, Default::default())?;
+    for w in &config.warnings {
+        eprintln!("warning: {w}");
+    }
+    let active = config.tier().name;
     if g.json {
         let rows: Vec<_> = MODEL_TIERS
             .iter()
@@ -22,14 +26,19 @@ pub fn run(g: &GlobalArgs) -> CliResult {
         print_stdout(s.as_bytes());
         return Ok(Exit::Ok);
     }
-    let mut s = String::from("Model tiers (prices: $ per million tokens, input/output; select with DRA_MODEL_TIER)\n\n");
+    let mut s = String::from(
+        "Model tiers (prices: $ per million tokens, input/output; select with DRA_MODEL_TIER)\n\n",
+    );
     s.push_str(&format!(
         "  {:<10} {:<40} {:<40} {:<44}\n",
         "TIER", "RESEARCH (orchestrator)", "SUB-AGENT", "UTILITY"
     ));
     for t in MODEL_TIERS {
         let cell = |slot: &crate::config::ModelSlot| {
-            format!("{} ({:.2}/{:.2})", slot.slug, slot.input_per_m, slot.output_per_m)
+            format!(
+                "{} ({:.2}/{:.2})",
+                slot.slug, slot.input_per_m, slot.output_per_m
+            )
         };
         let mark = if t.name == active { "*" } else { " " };
         s.push_str(&format!(
@@ -40,7 +49,9 @@ pub fn run(g: &GlobalArgs) -> CliResult {
             cell(&t.utility)
         ));
     }
-    s.push_str(&format!("\n* active tier ({active}); default: {DEFAULT_TIER}\n"));
+    s.push_str(&format!(
+        "\n* active tier ({active}); default: {DEFAULT_TIER}\n"
+    ));
     print_stdout(s.as_bytes());
     Ok(Exit::Ok)
 }

@@ -335,10 +335,12 @@ fn read_config_file(
         path: path.to_path_buf(),
         source,
     })?;
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::ParseFile {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| ConfigError::ParseFile {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
     for (key, value) in table {
         if settings::LEGACY_MODEL_KEYS.contains(&key.as_str()) {
             warnings.push(format!(
@@ -435,8 +437,11 @@ fn parse(
                 .collect(),
         ),
         Kind::McpServers => {
-            let json: Json = serde_json::from_str(raw)
-                .map_err(|e| invalid(&format!("a JSON list of {{\"label\", \"url\"}} objects ({e})")))?;
+            let json: Json = serde_json::from_str(raw).map_err(|e| {
+                invalid(&format!(
+                    "a JSON list of {{\"label\", \"url\"}} objects ({e})"
+                ))
+            })?;
             let ok = json.as_array().is_some_and(|items| {
                 items.iter().all(|i| {
                     i.get("url")
@@ -511,7 +516,10 @@ mod tests {
     fn defaults_apply_with_origin() {
         let c = Config::resolve(&layers(&[])).unwrap();
         assert_eq!(c.uint(settings::MAX_TOOL_CALLS), Some(200));
-        assert_eq!(c.get(settings::MAX_TOOL_CALLS).unwrap().origin, Origin::Default);
+        assert_eq!(
+            c.get(settings::MAX_TOOL_CALLS).unwrap().origin,
+            Origin::Default
+        );
         assert_eq!(c.tier().name, "extra-low");
         assert!(c.api_key().is_none());
     }
@@ -526,11 +534,17 @@ mod tests {
         let c = Config::resolve(&l).unwrap();
         assert_eq!(c.uint(settings::MAX_TOOL_CALLS), Some(9));
         assert_eq!(c.tier().name, "mid");
-        assert_eq!(c.get(settings::MODEL_TIER).unwrap().origin, Origin::File(file));
+        assert_eq!(
+            c.get(settings::MODEL_TIER).unwrap().origin,
+            Origin::File(file)
+        );
         l.flags.insert(settings::MAX_TOOL_CALLS, "3".into());
         let c = Config::resolve(&l).unwrap();
         assert_eq!(c.uint(settings::MAX_TOOL_CALLS), Some(3));
-        assert_eq!(c.get(settings::MAX_TOOL_CALLS).unwrap().origin, Origin::Flag);
+        assert_eq!(
+            c.get(settings::MAX_TOOL_CALLS).unwrap().origin,
+            Origin::Flag
+        );
     }
 
     #[test]
@@ -543,17 +557,28 @@ mod tests {
         let c = Config::resolve(&l).unwrap();
         assert_eq!(c.uint(settings::MAX_RETRIES), Some(5));
         assert_eq!(c.api_key().unwrap().expose(), "sk-x");
-        assert_eq!(c.get(settings::OPENAI_API_KEY).unwrap().origin, Origin::DotEnv(dotenv));
+        assert_eq!(
+            c.get(settings::OPENAI_API_KEY).unwrap().origin,
+            Origin::DotEnv(dotenv)
+        );
         let mut l2 = l.clone();
         l2.env.insert("DRA_MAX_RETRIES".into(), "1".into());
-        assert_eq!(Config::resolve(&l2).unwrap().uint(settings::MAX_RETRIES), Some(1));
+        assert_eq!(
+            Config::resolve(&l2).unwrap().uint(settings::MAX_RETRIES),
+            Some(1)
+        );
     }
 
     #[test]
     fn malformed_values_name_key_value_and_expectation() {
         let err = Config::resolve(&layers(&[("DRA_MAX_TOOL_CALLS", "lots")])).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("DRA_MAX_TOOL_CALLS") && msg.contains("\"lots\"") && msg.contains("whole number"), "{msg}");
+        assert!(
+            msg.contains("DRA_MAX_TOOL_CALLS")
+                && msg.contains("\"lots\"")
+                && msg.contains("whole number"),
+            "{msg}"
+        );
         let err = Config::resolve(&layers(&[("DRA_STREAMING", "maybe")])).unwrap_err();
         assert!(err.to_string().contains("true or false"));
         let err = Config::resolve(&layers(&[("OPENAI_BASE_URL", "ftp://x")])).unwrap_err();

@@ -26,6 +26,25 @@ pub struct CorpusIndex {
     ord: Field,
     title: Field,
     body: Field,
+    /// Adjacent capitalised words written together ("Padma Pay" -> "padmapay"),
+    /// so a query for one spelling of a name finds the other, as web search does.
+    joined: Field,
+}
+
+/// Adjacent capitalised words joined: the compound spellings of names.
+fn joined_names(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for pair in words.windows(2) {
+        let cap = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+        if cap(pair[0]) && cap(pair[1]) {
+            out.push(format!("{}{}", pair[0], pair[1]).to_lowercase());
+        }
+    }
+    out.join(" ")
 }
 
 fn err(e: impl std::fmt::Display) -> CorpusError {
@@ -45,7 +64,8 @@ impl CorpusIndex {
         let ord = schema.add_u64_field("ord", STORED);
         let _url = schema.add_text_field("url", STRING);
         let title = schema.add_text_field("title", text.clone());
-        let body = schema.add_text_field("body", text);
+        let body = schema.add_text_field("body", text.clone());
+        let joined = schema.add_text_field("joined", text);
         let index = Index::create_in_ram(schema.build());
         let mut writer = index
             .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
@@ -57,8 +77,9 @@ impl CorpusIndex {
                 _ => clean::clean_text(&d.content),
             };
             let t = d.title.clone().or(page.title).unwrap_or_default();
+            let compounds = joined_names(&format!("{t}\n{}", page.text));
             writer
-                .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t, body => page.text))
+                .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t, body => page.text, joined => compounds))
                 .map_err(err)?;
         }
         writer.commit().map_err(err)?;
@@ -69,13 +90,16 @@ impl CorpusIndex {
             ord,
             title,
             body,
+            joined,
         })
     }
 
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<Hit>, CorpusError> {
         let searcher = self.reader.searcher();
-        let mut parser = QueryParser::for_index(&self.index, vec![self.title, self.body]);
+        let mut parser =
+            QueryParser::for_index(&self.index, vec![self.title, self.body, self.joined]);
         parser.set_field_boost(self.title, 2.0);
+        parser.set_field_boost(self.joined, 0.5);
         // User and model text is not query syntax: lenient parsing never fails.
         let (q, _errors) = parser.parse_query_lenient(query);
         let top = searcher

@@ -122,7 +122,10 @@ pub fn parse_json(text: &str, file: &str) -> Result<Vec<RawDocument>, CorpusErro
             }
         };
         let url = string("url")?.ok_or_else(|| field_err("url", "required"))?;
-        if !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with("file://")) {
+        if !(url.starts_with("http://")
+            || url.starts_with("https://")
+            || url.starts_with("file://"))
+        {
             return Err(field_err("url", "must be an http(s):// or file:// URL"));
         }
         if !seen.insert(super::normalize_url(&url)) {
@@ -175,7 +178,11 @@ pub fn parse_json(text: &str, file: &str) -> Result<Vec<RawDocument>, CorpusErro
 }
 
 fn sniff(content: &str) -> ContentType {
-    let head = content.trim_start().get(..200).unwrap_or(content).to_ascii_lowercase();
+    let head = content
+        .trim_start()
+        .get(..200)
+        .unwrap_or(content)
+        .to_ascii_lowercase();
     if head.starts_with("<!doctype html") || head.starts_with("<html") || head.contains("<body") {
         ContentType::Html
     } else {
@@ -296,7 +303,10 @@ fn text_document(
         content_type,
         content: text.clone(),
     };
-    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
         doc.title = first_heading(&text);
         return Ok(doc);
     };
@@ -307,7 +317,9 @@ fn text_document(
         });
     };
     let (front, body) = rest.split_at(end);
-    let body = body.trim_start_matches("\n---").trim_start_matches(['\r', '\n']);
+    let body = body
+        .trim_start_matches("\n---")
+        .trim_start_matches(['\r', '\n']);
     let field_err = |field: &str, problem: String| CorpusError::Field {
         file: file.to_string(),
         index: 1,
@@ -317,13 +329,19 @@ fn text_document(
     };
     for line in front.lines().filter(|l| !l.trim().is_empty()) {
         let Some((k, v)) = line.split_once(':') else {
-            return Err(field_err(line.trim(), "front matter lines are `key: value`".into()));
+            return Err(field_err(
+                line.trim(),
+                "front matter lines are `key: value`".into(),
+            ));
         };
         let (k, v) = (k.trim(), v.trim().trim_matches('"').to_string());
         match k {
             "url" => {
                 if !(v.starts_with("http://") || v.starts_with("https://")) {
-                    return Err(field_err("url", format!("must be an http(s) URL, got {v:?}")));
+                    return Err(field_err(
+                        "url",
+                        format!("must be an http(s) URL, got {v:?}"),
+                    ));
                 }
                 doc.url = v;
             }
@@ -372,14 +390,32 @@ mod tests {
     fn errors_name_file_document_and_field() {
         let bad = r#"{"documents":[{"url":"https://a.example/1","content":"x"},{"url":"https://a.example/2","content":"y","published":"March 2025"}]}"#;
         let e = parse_json(bad, "c.json").unwrap_err().to_string();
-        assert!(e.contains("c.json") && e.contains("document 2") && e.contains("published") && e.contains("https://a.example/2"), "{e}");
-        let e = parse_json(r#"{"documents":[{"content":"x"}]}"#, "c.json").unwrap_err().to_string();
+        assert!(
+            e.contains("c.json")
+                && e.contains("document 2")
+                && e.contains("published")
+                && e.contains("https://a.example/2"),
+            "{e}"
+        );
+        let e = parse_json(r#"{"documents":[{"content":"x"}]}"#, "c.json")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`url`") && e.contains("required"), "{e}");
-        let e = parse_json(r#"{"documents":[{"url":"https://a.example","content":"x","colour":1}]}"#, "c.json").unwrap_err().to_string();
+        let e = parse_json(
+            r#"{"documents":[{"url":"https://a.example","content":"x","colour":1}]}"#,
+            "c.json",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("colour"), "{e}");
         let e = parse_json(r#"{"documents":[{"url":"https://a.example","content":"x"},{"url":"https://a.example/","content":"y"}]}"#, "c.json").unwrap_err().to_string();
         assert!(e.contains("duplicate"), "{e}");
-        assert!(parse_json("{", "c.json").unwrap_err().to_string().contains("not valid JSON"));
+        assert!(
+            parse_json("{", "c.json")
+                .unwrap_err()
+                .to_string()
+                .contains("not valid JSON")
+        );
     }
 
     #[test]
@@ -390,7 +426,10 @@ mod tests {
 
     #[test]
     fn dates_normalize() {
-        assert_eq!(normalize_date("2025-03-01T10:00:00Z").as_deref(), Some("2025-03-01"));
+        assert_eq!(
+            normalize_date("2025-03-01T10:00:00Z").as_deref(),
+            Some("2025-03-01")
+        );
         assert_eq!(normalize_date("2025-13-01"), None);
         assert_eq!(normalize_date("01/03/2025"), None);
     }

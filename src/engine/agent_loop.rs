@@ -35,7 +35,9 @@ pub struct AgentSpec {
 pub enum AgentEnd {
     Delivered(Deliverable),
     /// The model stopped calling tools and ignored the nudges.
-    Stalled { text: String },
+    Stalled {
+        text: String,
+    },
     Halted(StatusReason),
     Cancelled,
     Failed(String),
@@ -61,7 +63,11 @@ fn limit_detail(run: &RunCtx, reason: StatusReason) -> String {
         StatusReason::ToolCalls => format!("tool calls {} of {}", s.tool_calls, l.max_tool_calls),
         StatusReason::Tokens => format!("tokens {} of {}", s.tokens, l.max_total_tokens),
         StatusReason::Usd => format!("${:.4} of ${:.2}", s.usd, l.max_usd),
-        StatusReason::Deadline => format!("{:.0}s of {:.0}s", run.budget.elapsed().as_secs_f64(), l.deadline.as_secs_f64()),
+        StatusReason::Deadline => format!(
+            "{:.0}s of {:.0}s",
+            run.budget.elapsed().as_secs_f64(),
+            l.deadline.as_secs_f64()
+        ),
         StatusReason::Steps => format!("orchestrator steps {} of {}", s.steps, l.max_steps),
         _ => String::new(),
     }
@@ -99,7 +105,10 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             RunMode::Offline => 0.0,
             RunMode::Online => slot.cost(est_in, RESERVED_OUTPUT_TOKENS),
         };
-        let hold = match run.budget.reserve_model_call(est_in + RESERVED_OUTPUT_TOKENS, est_usd) {
+        let hold = match run
+            .budget
+            .reserve_model_call(est_in + RESERVED_OUTPUT_TOKENS, est_usd)
+        {
             Ok(h) => h,
             Err(e) => {
                 halt(&run, e.0);
@@ -140,8 +149,17 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             response: serde_json::to_value(&response).unwrap_or(json!(null)),
         });
         index += 1;
-        if let Some(t) = response.thinking.as_deref().filter(|t| !t.trim().is_empty()) {
-            run.emitter.emit(&cx.agent, EventBody::Thinking { text: t.to_string() });
+        if let Some(t) = response
+            .thinking
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+        {
+            run.emitter.emit(
+                &cx.agent,
+                EventBody::Thinking {
+                    text: t.to_string(),
+                },
+            );
         }
 
         if response.tool_calls.is_empty() {
@@ -151,9 +169,14 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                 messages.push(Message::user(spec.nudge));
                 continue;
             }
-            return AgentEnd::Stalled { text: response.content };
+            return AgentEnd::Stalled {
+                text: response.content,
+            };
         }
-        messages.push(Message::assistant(response.content.clone(), response.tool_calls.clone()));
+        messages.push(Message::assistant(
+            response.content.clone(),
+            response.tool_calls.clone(),
+        ));
         let outputs = join_all(
             response
                 .tool_calls

@@ -196,7 +196,9 @@ mod tests {
         let handles: Vec<_> = (0..8)
             .map(|_| {
                 let b = budget.clone();
-                std::thread::spawn(move || (0..100).filter(|_| b.reserve_tool_call().is_ok()).count())
+                std::thread::spawn(move || {
+                    (0..100).filter(|_| b.reserve_tool_call().is_ok()).count()
+                })
             })
             .collect();
         let granted: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
@@ -211,7 +213,10 @@ mod tests {
             ..Limits::default()
         });
         let h = b.reserve_model_call(60, 0.0).unwrap();
-        assert!(matches!(b.reserve_model_call(60, 0.0), Err(Exhausted(StatusReason::Tokens))));
+        assert!(matches!(
+            b.reserve_model_call(60, 0.0),
+            Err(Exhausted(StatusReason::Tokens))
+        ));
         b.settle(h, 30, 0.0);
         assert!(b.reserve_model_call(60, 0.0).is_ok());
     }

@@ -15,7 +15,9 @@ use super::sources::PageStore;
 use super::tools::Findings;
 use super::tools::web::{Fetcher, SearchBackend};
 use crate::config::ModelTier;
-use crate::protocol::{EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState};
+use crate::protocol::{
+    EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState,
+};
 use crate::store::{Record, RecorderHandle};
 
 /// Assigns `seq`, `ts`, `run_id` and `agent`, and hands events to the recorder.
@@ -48,8 +50,21 @@ impl Emitter {
         });
     }
 
-    pub fn status(&self, agent: &str, state: StatusState, reason: Option<StatusReason>, detail: Option<String>) {
-        self.emit(agent, EventBody::Status(Status { state, reason, detail }));
+    pub fn status(
+        &self,
+        agent: &str,
+        state: StatusState,
+        reason: Option<StatusReason>,
+        detail: Option<String>,
+    ) {
+        self.emit(
+            agent,
+            EventBody::Status(Status {
+                state,
+                reason,
+                detail,
+            }),
+        );
     }
 
     pub fn warning(&self, agent: &str, code: &str, message: impl Into<String>) {
@@ -213,33 +228,51 @@ impl RunCtx {
     }
 
     pub fn collect_findings(&self, f: Findings) {
-        self.findings.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+        self.findings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(f);
     }
 
     pub fn all_findings(&self) -> Vec<Findings> {
-        self.findings.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.findings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn next_subagent_id(&self) -> String {
-        format!("sub-{}", self.next_subagent.fetch_add(1, Ordering::SeqCst) + 1)
+        format!(
+            "sub-{}",
+            self.next_subagent.fetch_add(1, Ordering::SeqCst) + 1
+        )
     }
 
     /// A run-unique id for tool calls and search/fetch rows.
     pub fn next_call_id(&self, prefix: &str) -> String {
-        format!("{prefix}-{}", self.next_call.fetch_add(1, Ordering::SeqCst) + 1)
+        format!(
+            "{prefix}-{}",
+            self.next_call.fetch_add(1, Ordering::SeqCst) + 1
+        )
     }
 
     /// Wraps untrusted text in this run's delimiters.
     pub fn spotlight(&self, text: &str) -> String {
         let m = &self.spotlight;
-        format!("<<untrusted-data {m}>>\n{}\n<</untrusted-data {m}>>", text.replace(m.as_str(), ""))
+        format!(
+            "<<untrusted-data {m}>>\n{}\n<</untrusted-data {m}>>",
+            text.replace(m.as_str(), "")
+        )
     }
 }
 
 fn random_marker() -> String {
     let mut bytes = [0u8; 6];
     if getrandom::fill(&mut bytes).is_err() {
-        bytes = chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0).to_le_bytes()[..6]
+        bytes = chrono::Utc::now()
+            .timestamp_nanos_opt()
+            .unwrap_or(0)
+            .to_le_bytes()[..6]
             .try_into()
             .unwrap_or([7u8; 6]);
     }

@@ -5,26 +5,80 @@
 use crate::protocol::EntityAnchors;
 
 const NOT_NAMES: &[&str] = &[
-    "Is", "Are", "Was", "Were", "What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How",
-    "Should", "Could", "Would", "Can", "Does", "Do", "Did", "Has", "Have", "Tell", "Give", "Find", "Check",
-    "Compare", "Research", "Assess", "Evaluate", "Summarize", "Summarise", "Please", "The", "A", "An", "Our",
-    "We", "I", "My", "Let", "Look", "List", "Describe", "Explain", "In", "On", "For", "Of", "And", "Or",
-    "Today", "Now", "Currently", "Current", "Any", "Vendor", "Due", "Diligence",
+    "Is",
+    "Are",
+    "Was",
+    "Were",
+    "What",
+    "Which",
+    "Who",
+    "Whom",
+    "Whose",
+    "When",
+    "Where",
+    "Why",
+    "How",
+    "Should",
+    "Could",
+    "Would",
+    "Can",
+    "Does",
+    "Do",
+    "Did",
+    "Has",
+    "Have",
+    "Tell",
+    "Give",
+    "Find",
+    "Check",
+    "Compare",
+    "Research",
+    "Assess",
+    "Evaluate",
+    "Summarize",
+    "Summarise",
+    "Please",
+    "The",
+    "A",
+    "An",
+    "Our",
+    "We",
+    "I",
+    "My",
+    "Let",
+    "Look",
+    "List",
+    "Describe",
+    "Explain",
+    "In",
+    "On",
+    "For",
+    "Of",
+    "And",
+    "Or",
+    "Today",
+    "Now",
+    "Currently",
+    "Current",
+    "Any",
+    "Vendor",
+    "Due",
+    "Diligence",
 ];
 
 /// Fills the anchors the flags left empty from the question.
 pub fn complete_anchors(question: &str, flags: &EntityAnchors) -> EntityAnchors {
     let mut a = flags.clone();
-    if a.name.is_none() {
-        if let Some((name, end)) = first_proper_name(question) {
-            a.name = Some(name);
-            if let Some((city, country)) = parenthetical_place(&question[end..]) {
-                if a.city.is_none() {
-                    a.city = city;
-                }
-                if a.country.is_none() {
-                    a.country = country;
-                }
+    if a.name.is_none()
+        && let Some((name, end)) = first_proper_name(question)
+    {
+        a.name = Some(name);
+        if let Some((city, country)) = parenthetical_place(&question[end..]) {
+            if a.city.is_none() {
+                a.city = city;
+            }
+            if a.country.is_none() {
+                a.country = country;
             }
         }
     }
@@ -33,7 +87,9 @@ pub fn complete_anchors(question: &str, flags: &EntityAnchors) -> EntityAnchors 
 
 fn is_name_word(w: &str) -> bool {
     let mut chars = w.chars();
-    let Some(first) = chars.next() else { return false };
+    let Some(first) = chars.next() else {
+        return false;
+    };
     first.is_uppercase()
         && w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '&' || c == '.')
         && !NOT_NAMES.contains(&w)
@@ -122,14 +178,32 @@ mod tests {
 
     #[test]
     fn multiword_names_and_flags_win() {
-        let a = complete_anchors("Should we pick Halden Freight as our cold-chain partner?", &EntityAnchors::default());
+        let a = complete_anchors(
+            "Should we pick Halden Freight as our cold-chain partner?",
+            &EntityAnchors::default(),
+        );
         assert_eq!(a.name.as_deref(), Some("Halden Freight"));
-        let flags = EntityAnchors { name: Some("X Corp".into()), ..Default::default() };
-        assert_eq!(complete_anchors("Is PadmaPay good?", &flags).name.as_deref(), Some("X Corp"));
+        let flags = EntityAnchors {
+            name: Some("X Corp".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            complete_anchors("Is PadmaPay good?", &flags)
+                .name
+                .as_deref(),
+            Some("X Corp")
+        );
     }
 
     #[test]
     fn no_name_no_entity() {
-        assert_eq!(complete_anchors("what are the trends in cold chain logistics?", &EntityAnchors::default()).name, None);
+        assert_eq!(
+            complete_anchors(
+                "what are the trends in cold chain logistics?",
+                &EntityAnchors::default()
+            )
+            .name,
+            None
+        );
     }
 }

@@ -13,7 +13,8 @@ use super::tools::{AgentCx, Deliverable, orchestrator_tools};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
 use crate::protocol::{
-    AskRequest, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, ENGINE_VERSION, RunMode, StatusReason, StatusState,
+    AskRequest, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode, StatusReason,
+    StatusState,
 };
 use crate::report;
 use crate::store::RecorderHandle;
@@ -83,7 +84,6 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         EventBody::RunStart {
             protocol_version: PROTOCOL_VERSION,
             engine_version: ENGINE_VERSION.to_string(),
-            run_id: ctx.run_id.clone(),
             mode: ctx.mode,
             tier: ctx.tier.name.to_string(),
             question: request.question.clone(),
@@ -108,7 +108,12 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         tools: orchestrator_tools(),
         nudge: prompts::ORCHESTRATOR_NUDGE,
     };
-    let end = run_agent(cx, spec, prompts::orchestrator_user(&request.question, &ctx.anchors, &ctx.today)).await;
+    let end = run_agent(
+        cx,
+        spec,
+        prompts::orchestrator_user(&request.question, &ctx.anchors, &ctx.today),
+    )
+    .await;
 
     let findings = ctx.all_findings();
     let salvage = || {
@@ -142,16 +147,22 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     });
 
     let pages = ctx.pages.pages();
-    let numbered: Vec<_> = (1..=ctx.pages.source_count()).filter_map(|n| ctx.pages.by_number(n)).collect();
+    let numbered: Vec<_> = (1..=ctx.pages.source_count())
+        .filter_map(|n| ctx.pages.by_number(n))
+        .collect();
     let mut footer = match ctx.mode {
         RunMode::Offline => format!(
             "Offline run: dra's deterministic extractive model (no language model) researched {}. Every quote is a verbatim sentence of its source.",
             ctx.backend_label
         ),
-        RunMode::Online => format!("Researched with the {} tier over {}.", ctx.tier.name, ctx.backend_label),
+        RunMode::Online => format!(
+            "Researched with the {} tier over {}.",
+            ctx.tier.name, ctx.backend_label
+        ),
     };
     if salvaged {
-        footer.push_str(" This report was salvaged from the findings gathered before the run ended.");
+        footer
+            .push_str(" This report was salvaged from the findings gathered before the run ended.");
     }
     let fin = report::finalize(&markdown, &pages, &numbered, &footer);
 
@@ -174,9 +185,18 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         }
     }
     if let Some(e) = &write_error {
-        ctx.emitter.warning(MAIN_AGENT, "write_failed", format!("could not write run files: {e}"));
+        ctx.emitter.warning(
+            MAIN_AGENT,
+            "write_failed",
+            format!("could not write run files: {e}"),
+        );
     }
-    ctx.emitter.emit(MAIN_AGENT, EventBody::Report { markdown: fin.markdown.clone() });
+    ctx.emitter.emit(
+        MAIN_AGENT,
+        EventBody::Report {
+            markdown: fin.markdown.clone(),
+        },
+    );
 
     let spent = ctx.budget.spent();
     let duration = ctx.budget.elapsed();
@@ -198,7 +218,8 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             models,
         },
     );
-    ctx.emitter.status(MAIN_AGENT, state, Some(reason), detail.clone());
+    ctx.emitter
+        .status(MAIN_AGENT, state, Some(reason), detail.clone());
     RunSummary {
         state,
         reason,

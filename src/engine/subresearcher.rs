@@ -36,7 +36,9 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
             run.collect_findings(f.clone());
             Ok(f)
         }
-        AgentEnd::Delivered(Deliverable::Report(_)) => Err("returned a report instead of findings".into()),
+        AgentEnd::Delivered(Deliverable::Report(_)) => {
+            Err("returned a report instead of findings".into())
+        }
         AgentEnd::Stalled { .. } => Err("stopped without submitting findings".into()),
         AgentEnd::Halted(r) => Err(format!("budget exhausted ({r:?})")),
         AgentEnd::Cancelled => Err("cancelled".into()),

@@ -36,20 +36,26 @@ pub fn clean_html(html: &str) -> CleanPage {
     let doc = Document::from(html);
     let mut page = CleanPage {
         title: first_text(&doc, "title").or_else(|| first_text(&doc, "h1")),
-        published: meta(&doc, &[
-            "meta[property='article:published_time']",
-            "meta[name='article:published_time']",
-            "meta[name='date']",
-            "meta[name='pubdate']",
-            "meta[itemprop='datePublished']",
-            "time[datetime]",
-        ]),
-        modified: meta(&doc, &[
-            "meta[property='article:modified_time']",
-            "meta[name='article:modified_time']",
-            "meta[name='last-modified']",
-            "meta[itemprop='dateModified']",
-        ]),
+        published: meta(
+            &doc,
+            &[
+                "meta[property='article:published_time']",
+                "meta[name='article:published_time']",
+                "meta[name='date']",
+                "meta[name='pubdate']",
+                "meta[itemprop='datePublished']",
+                "time[datetime]",
+            ],
+        ),
+        modified: meta(
+            &doc,
+            &[
+                "meta[property='article:modified_time']",
+                "meta[name='article:modified_time']",
+                "meta[name='last-modified']",
+                "meta[itemprop='dateModified']",
+            ],
+        ),
         canonical: doc
             .select("link[rel='canonical']")
             .attr("href")
@@ -123,13 +129,16 @@ fn push_hidden(out: &mut Vec<HiddenFragment>, technique: &'static str, text: &st
 
 fn first_text(doc: &Document, sel: &str) -> Option<String> {
     let s = doc.select(sel);
-    s.nodes().first().map(|n| tidy(&n.text())).filter(|t| !t.is_empty())
+    s.nodes()
+        .first()
+        .map(|n| tidy(&n.text()))
+        .filter(|t| !t.is_empty())
 }
 
 fn meta(doc: &Document, selectors: &[&str]) -> Option<String> {
     selectors.iter().find_map(|sel| {
         let s = doc.select(sel);
-        let node = s.nodes().first()?.clone();
+        let node = *s.nodes().first()?;
         let v = node.attr("content").or_else(|| node.attr("datetime"))?;
         let v = v.trim();
         (!v.is_empty()).then(|| v.to_string())
@@ -148,7 +157,9 @@ fn hidden_technique(node: &NodeRef) -> Option<&'static str> {
         return Some("aria_hidden");
     }
     if node.node_name().is_some_and(|n| &*n == "input")
-        && node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
+        && node
+            .attr("type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
     {
         return Some("hidden_input");
     }
@@ -185,7 +196,7 @@ pub fn style_hides(style: &str) -> Option<&'static str> {
     {
         return Some("off_screen");
     }
-    if get("clip").is_some_and(|v| v.replace(' ', "").starts_with("rect(0")) 
+    if get("clip").is_some_and(|v| v.replace(' ', "").starts_with("rect(0"))
         || get("clip-path").is_some_and(|v| v.contains("inset(50%") || v.contains("circle(0"))
     {
         return Some("clipped");
@@ -241,7 +252,10 @@ fn normalize_colour(v: &str) -> Option<String> {
     if let Some(hex) = v.strip_prefix('#') {
         let hex: String = hex.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
         return match hex.len() {
-            3 => Some(format!("#{}", hex.chars().flat_map(|c| [c, c]).collect::<String>())),
+            3 => Some(format!(
+                "#{}",
+                hex.chars().flat_map(|c| [c, c]).collect::<String>()
+            )),
             6 => Some(format!("#{hex}")),
             _ => None,
         };

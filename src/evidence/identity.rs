@@ -60,7 +60,11 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
             lookalike: None,
         };
     };
-    let body = fold(&format!("{title}\n{text}"));
+    // Names inside domains and e-mail addresses ("padmapay-uk.example") are
+    // not mentions of the entity.
+    static ADDRESS: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::re(r"\S*[A-Za-z0-9]\.[A-Za-z]{2,}\S*|\S+@\S+"));
+    let body = fold(&ADDRESS.replace_all(&format!("{title}\n{text}"), " "));
     let host = host_of(url);
     let mut matched = Vec::new();
 
@@ -79,11 +83,8 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
     let variant = !exact && squashed_name.len() >= 4 && {
         // Same letters, different spacing: "Padma Pay" for "PadmaPay".
         let words: Vec<&str> = body.split(' ').collect();
-        (2..=4).any(|n| {
-            words
-                .windows(n)
-                .any(|w| w.concat() == squashed_name)
-        }) || (fold(name).contains(' ') && words.contains(&squashed_name.as_str()))
+        (2..=4).any(|n| words.windows(n).any(|w| w.concat() == squashed_name))
+            || (fold(name).contains(' ') && words.contains(&squashed_name.as_str()))
     };
     let name_score = if exact {
         matched.push("name".to_string());
@@ -98,7 +99,10 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
     let mut anchor_hits = 0usize;
     if let Some(domain) = anchors.domain.as_deref() {
         anchor_total += 1;
-        let d = domain.trim().trim_start_matches("www.").to_ascii_lowercase();
+        let d = domain
+            .trim()
+            .trim_start_matches("www.")
+            .to_ascii_lowercase();
         if host == d || host.ends_with(&format!(".{d}")) || body.contains(&fold(&d)) {
             anchor_hits += 1;
             matched.push("domain".into());
@@ -143,7 +147,10 @@ pub fn host_of(url: &str) -> String {
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = authority.rsplit('@').next().unwrap_or(authority);
     let host = if host.starts_with('[') {
-        host.split(']').next().unwrap_or(host).trim_start_matches('[')
+        host.split(']')
+            .next()
+            .unwrap_or(host)
+            .trim_start_matches('[')
     } else {
         host.split(':').next().unwrap_or(host)
     };
@@ -165,22 +172,54 @@ mod tests {
 
     #[test]
     fn target_pages_pass() {
-        let c = check(&anchors(), "https://padmapay.example/about", "About", "PadmaPay is based in Kochi, India.");
+        let c = check(
+            &anchors(),
+            "https://padmapay.example/about",
+            "About",
+            "PadmaPay is based in Kochi, India.",
+        );
         assert!(c.passes() && c.score == 1.0, "{c:?}");
-        let c = check(&anchors(), "https://news.example/x", "", "PadmaPay raised money.");
+        let c = check(
+            &anchors(),
+            "https://news.example/x",
+            "",
+            "PadmaPay raised money.",
+        );
         assert!(c.passes(), "name alone is enough: {c:?}");
     }
 
     #[test]
     fn lookalike_with_spaced_name_is_rejected() {
-        let c = check(&anchors(), "https://padmapay-uk.example/", "Padma Pay Ltd", "Padma Pay Ltd is a remittance firm in Leicester, England.");
+        let c = check(
+            &anchors(),
+            "https://padmapay-uk.example/",
+            "Padma Pay Ltd",
+            "Padma Pay Ltd is a remittance firm in Leicester, England.",
+        );
         assert!(!c.passes());
         assert!(c.lookalike.is_some());
     }
 
     #[test]
+    fn names_inside_domains_do_not_count() {
+        let c = check(
+            &anchors(),
+            "https://padmapay-uk.example/about",
+            "About us | Padma Pay Ltd",
+            "Padma Pay Ltd is a remittance firm. Visit padmapay-uk.example or write to help@padmapay-uk.example.",
+        );
+        assert!(!c.passes(), "{c:?}");
+        assert!(c.lookalike.is_some());
+    }
+
+    #[test]
     fn unrelated_pages_fail_the_gate() {
-        let c = check(&anchors(), "https://x.example/", "Best gateways", "Top payment gateways in India.");
+        let c = check(
+            &anchors(),
+            "https://x.example/",
+            "Best gateways",
+            "Top payment gateways in India.",
+        );
         assert!(!c.passes());
     }
 
@@ -188,13 +227,23 @@ mod tests {
     fn excluded_names_reject() {
         let mut a = anchors();
         a.exclude = vec!["Padma Pay Ltd".into()];
-        let c = check(&a, "https://x.example/", "", "PadmaPay vs Padma Pay Ltd compared, in India.");
+        let c = check(
+            &a,
+            "https://x.example/",
+            "",
+            "PadmaPay vs Padma Pay Ltd compared, in India.",
+        );
         assert!(!c.passes());
     }
 
     #[test]
     fn no_entity_no_gate() {
-        let c = check(&EntityAnchors::default(), "https://x.example/", "", "anything");
+        let c = check(
+            &EntityAnchors::default(),
+            "https://x.example/",
+            "",
+            "anything",
+        );
         assert!(c.passes());
     }
 

@@ -92,7 +92,11 @@ mod tests {
             "Our assistant manager, Priya, handles merchant onboarding.",
             "The regulator issued new instructions to payment aggregators in 2025.",
         ] {
-            assert!(scan_text(s).is_empty(), "false positive: {s} -> {:?}", scan_text(s));
+            assert!(
+                scan_text(s).is_empty(),
+                "false positive: {s} -> {:?}",
+                scan_text(s)
+            );
         }
     }
 }

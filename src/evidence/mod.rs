@@ -64,7 +64,11 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         .or_else(|| cleaned.source_type.as_deref().and_then(SourceType::parse))
         .unwrap_or_else(|| infer_source_type(&raw.url, &title, anchors.domain.as_deref()));
     let injection = injection::scan_page(&cleaned);
-    let mut hidden: Vec<String> = cleaned.hidden.iter().map(|h| h.technique.to_string()).collect();
+    let mut hidden: Vec<String> = cleaned
+        .hidden
+        .iter()
+        .map(|h| h.technique.to_string())
+        .collect();
     hidden.dedup();
     let text: String = cleaned.text.chars().take(MAX_STORED_CHARS).collect();
     let identity = identity::check(anchors, &raw.url, &title, &text);
@@ -97,8 +101,14 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         title,
         domain: identity::host_of(&raw.url),
         source_type,
-        published: raw.published.clone().or(cleaned.published.as_deref().and_then(crate::corpus::normalize_date_opt)),
-        updated: raw.updated.clone().or(cleaned.modified.as_deref().and_then(crate::corpus::normalize_date_opt)),
+        published: raw.published.clone().or(cleaned
+            .published
+            .as_deref()
+            .and_then(crate::corpus::normalize_date_opt)),
+        updated: raw.updated.clone().or(cleaned
+            .modified
+            .as_deref()
+            .and_then(crate::corpus::normalize_date_opt)),
         retrieved: retrieved.to_string(),
         verdict,
         reason,

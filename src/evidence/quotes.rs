@@ -13,7 +13,8 @@ pub fn normalize(text: &str) -> String {
         }
         let c = match c {
             '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '`' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}' | '\u{00BB}' => '"',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
+            | '\u{00BB}' => '"',
             '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
             '\u{00A0}' | '\u{2007}' | '\u{202F}' => ' ',
             '\u{2026}' => {
@@ -50,7 +51,10 @@ mod tests {
     #[test]
     fn tolerates_whitespace_and_quote_styles() {
         let text = "He said \u{201C}fees are 1.9%\u{201D}\n   for  domestic cards.";
-        assert!(quote_in_text("said \"fees are 1.9%\" for domestic cards.", text));
+        assert!(quote_in_text(
+            "said \"fees are 1.9%\" for domestic cards.",
+            text
+        ));
         assert!(!quote_in_text("said \"fees are 1.5%\"", text));
         assert!(!quote_in_text("1.9%", text), "too short to be a quote");
     }

@@ -41,7 +41,32 @@ fn is_abbreviation(before: &str) -> bool {
         .unwrap_or("");
     matches!(
         word,
-        "Mr" | "Mrs" | "Ms" | "Dr" | "St" | "No" | "Inc" | "Ltd" | "Co" | "Corp" | "vs" | "e.g" | "i.e" | "Jan" | "Feb" | "Mar" | "Apr" | "Jun" | "Jul" | "Aug" | "Sep" | "Sept" | "Oct" | "Nov" | "Dec" | "approx" | "Rs"
+        "Mr" | "Mrs"
+            | "Ms"
+            | "Dr"
+            | "St"
+            | "No"
+            | "Inc"
+            | "Ltd"
+            | "Co"
+            | "Corp"
+            | "vs"
+            | "e.g"
+            | "i.e"
+            | "Jan"
+            | "Feb"
+            | "Mar"
+            | "Apr"
+            | "Jun"
+            | "Jul"
+            | "Aug"
+            | "Sep"
+            | "Sept"
+            | "Oct"
+            | "Nov"
+            | "Dec"
+            | "approx"
+            | "Rs"
     ) || (word.len() == 1 && word.chars().all(|c| c.is_ascii_uppercase()))
 }
 
@@ -51,10 +76,15 @@ mod tests {
 
     #[test]
     fn splits_on_sentence_ends_only() {
-        let t = "Acme raised $3.5 million. Dr. Rao joined Acme Ltd. In 2025 it grew!\nNew line here";
+        let t =
+            "Acme raised $3.5 million. Dr. Rao joined Acme Ltd. In 2025 it grew!\nNew line here";
         assert_eq!(
             split(t),
-            vec!["Acme raised $3.5 million.", "Dr. Rao joined Acme Ltd. In 2025 it grew!", "New line here"]
+            vec![
+                "Acme raised $3.5 million.",
+                "Dr. Rao joined Acme Ltd. In 2025 it grew!",
+                "New line here"
+            ]
         );
     }
 

@@ -17,17 +17,19 @@ pub enum SourceType {
 
 impl SourceType {
     pub fn parse(s: &str) -> Option<SourceType> {
-        Some(match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-            "regulator" => SourceType::Regulator,
-            "official" => SourceType::Official,
-            "news" => SourceType::News,
-            "press_release" | "press" => SourceType::PressRelease,
-            "review" => SourceType::Review,
-            "forum" => SourceType::Forum,
-            "blog" => SourceType::Blog,
-            "other" => SourceType::Other,
-            _ => return None,
-        })
+        Some(
+            match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+                "regulator" => SourceType::Regulator,
+                "official" => SourceType::Official,
+                "news" => SourceType::News,
+                "press_release" | "press" => SourceType::PressRelease,
+                "review" => SourceType::Review,
+                "forum" => SourceType::Forum,
+                "blog" => SourceType::Blog,
+                "other" => SourceType::Other,
+                _ => return None,
+            },
+        )
     }
 
     pub fn as_str(self) -> &'static str {
@@ -54,7 +56,10 @@ pub fn infer(url: &str, title: &str, official_domain: Option<&str>) -> SourceTyp
     if has_label(&["regulator", "registry", "gov", "authority", "sebi", "fca"]) {
         return SourceType::Regulator;
     }
-    if lower_url.contains("/press") || title.contains("press release") || has_label(&["newswire", "prnews", "wire"]) {
+    if lower_url.contains("/press")
+        || title.contains("press release")
+        || has_label(&["newswire", "prnews", "wire"])
+    {
         return SourceType::PressRelease;
     }
     if let Some(d) = official_domain {
@@ -63,7 +68,10 @@ pub fn infer(url: &str, title: &str, official_domain: Option<&str>) -> SourceTyp
             return SourceType::Official;
         }
     }
-    if has_label(&["forum", "community", "reddit", "discuss"]) || lower_url.contains("/forum") || lower_url.contains("/thread") {
+    if has_label(&["forum", "community", "reddit", "discuss"])
+        || lower_url.contains("/forum")
+        || lower_url.contains("/thread")
+    {
         return SourceType::Forum;
     }
     if has_label(&["review", "rating", "trustpilot", "g2"]) || lower_url.contains("review") {
@@ -72,7 +80,9 @@ pub fn infer(url: &str, title: &str, official_domain: Option<&str>) -> SourceTyp
     if has_label(&["blog", "medium", "substack"]) || lower_url.contains("/blog") {
         return SourceType::Blog;
     }
-    if has_label(&["news", "times", "daily", "journal", "post", "herald", "tribune", "gazette", "wire"]) {
+    if has_label(&[
+        "news", "times", "daily", "journal", "post", "herald", "tribune", "gazette", "wire",
+    ]) {
         return SourceType::News;
     }
     SourceType::Other
@@ -84,12 +94,38 @@ mod tests {
 
     #[test]
     fn infers_common_types() {
-        assert_eq!(infer("https://registry.npa.example/x", "", None), SourceType::Regulator);
-        assert_eq!(infer("https://padmapay.example/pricing", "", Some("padmapay.example")), SourceType::Official);
-        assert_eq!(infer("https://padmapay.example/press/series-b", "", Some("padmapay.example")), SourceType::PressRelease);
-        assert_eq!(infer("https://kochibusinesstimes.example/a", "", None), SourceType::News);
-        assert_eq!(infer("https://forum.merchants.example/t/1", "", None), SourceType::Forum);
-        assert_eq!(infer("https://x.example/blog/2023/fees", "", None), SourceType::Blog);
+        assert_eq!(
+            infer("https://registry.npa.example/x", "", None),
+            SourceType::Regulator
+        );
+        assert_eq!(
+            infer(
+                "https://padmapay.example/pricing",
+                "",
+                Some("padmapay.example")
+            ),
+            SourceType::Official
+        );
+        assert_eq!(
+            infer(
+                "https://padmapay.example/press/series-b",
+                "",
+                Some("padmapay.example")
+            ),
+            SourceType::PressRelease
+        );
+        assert_eq!(
+            infer("https://kochibusinesstimes.example/a", "", None),
+            SourceType::News
+        );
+        assert_eq!(
+            infer("https://forum.merchants.example/t/1", "", None),
+            SourceType::Forum
+        );
+        assert_eq!(
+            infer("https://x.example/blog/2023/fees", "", None),
+            SourceType::Blog
+        );
         assert_eq!(infer("https://x.example/a", "", None), SourceType::Other);
     }
 }

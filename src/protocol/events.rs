@@ -30,7 +30,6 @@ pub enum EventBody {
     RunStart {
         protocol_version: u32,
         engine_version: String,
-        run_id: String,
         /// `offline` (extractive model) or `online`.
         mode: RunMode,
         tier: String,
@@ -40,8 +39,12 @@ pub enum EventBody {
         entity: EntityAnchors,
     },
     /// The research plan (aspects from `write_todos`).
-    Plan { todos: Vec<Todo> },
-    Clarification { questions: Vec<String> },
+    Plan {
+        todos: Vec<Todo>,
+    },
+    Clarification {
+        questions: Vec<String>,
+    },
     SearchQuery {
         id: String,
         query: String,
@@ -82,7 +85,11 @@ pub enum EventBody {
         reason: Option<String>,
         identity: f64,
     },
-    McpCall { id: String, tool: String, args: Value },
+    McpCall {
+        id: String,
+        tool: String,
+        args: Value,
+    },
     McpResult {
         id: String,
         tool: String,
@@ -93,7 +100,11 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         repeated: Option<bool>,
     },
-    ToolCall { id: String, tool: String, args: Value },
+    ToolCall {
+        id: String,
+        tool: String,
+        args: Value,
+    },
     ToolResult {
         id: String,
         tool: String,
@@ -104,7 +115,11 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         repeated: Option<bool>,
     },
-    Skill { name: String, path: String, state: String },
+    Skill {
+        name: String,
+        path: String,
+        state: String,
+    },
     /// A sub-researcher changed state.
     Subagent {
         unit: String,
@@ -118,9 +133,16 @@ pub enum EventBody {
         gaps: Vec<String>,
     },
     /// Model reasoning text; collapsed in the terminal unless `-v`.
-    Thinking { text: String },
-    Warning { code: String, message: String },
-    Report { markdown: String },
+    Thinking {
+        text: String,
+    },
+    Warning {
+        code: String,
+        message: String,
+    },
+    Report {
+        markdown: String,
+    },
     Usage {
         tool_calls: u64,
         total_tokens: u64,
@@ -289,7 +311,7 @@ pub const ENVELOPE_KEYS: &[&str] = &["seq", "ts", "run_id", "agent", "type"];
 /// The required keys of each event type (the contract consumers rely on).
 pub fn required_keys(type_name: &str) -> Option<&'static [&'static str]> {
     Some(match type_name {
-        "run_start" => &["protocol_version", "engine_version", "run_id", "mode", "tier"],
+        "run_start" => &["protocol_version", "engine_version", "mode", "tier"],
         "plan" => &["todos"],
         "clarification" => &["questions"],
         "search_query" => &["id", "query", "source"],

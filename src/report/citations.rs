@@ -8,7 +8,8 @@ use regex::Regex;
 use serde::Serialize;
 
 /// `[3]`, `[3, 5]`, `[3-5]`, `[3][4]` (each bracket on its own).
-static CITE: LazyLock<Regex> = LazyLock::new(|| crate::re(r"\[(\d{1,4}(?:\s*[,\u{2013}-]\s*\d{1,4})*)\](?:\(|:)?"));
+static CITE: LazyLock<Regex> =
+    LazyLock::new(|| crate::re(r"\[(\d{1,4}(?:\s*[,\u{2013}-]\s*\d{1,4})*)\](?:\(|:)?"));
 static SOURCES_HEADING: LazyLock<Regex> =
     LazyLock::new(|| crate::re(r"(?im)^#{1,6}\s*(sources|references|bibliography|citations)\s*$"));
 
@@ -152,7 +153,11 @@ pub fn lint(markdown: &str, known: Option<&BTreeSet<usize>>) -> Vec<Problem> {
                 kind: ProblemKind::Gap,
                 message: format!(
                     "source numbering is not contiguous: missing {}",
-                    missing.iter().map(|n| format!("[{n}]")).collect::<Vec<_>>().join(", ")
+                    missing
+                        .iter()
+                        .map(|n| format!("[{n}]"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }

@@ -47,7 +47,15 @@ fn capitalize(s: &str) -> String {
 }
 
 /// Words that mark a sentence as describing the past.
-const PAST_MARKERS: &[&str] = &[" was ", " were ", " had ", " served ", " formerly ", " until ", " used to "];
+const PAST_MARKERS: &[&str] = &[
+    " was ",
+    " were ",
+    " had ",
+    " served ",
+    " formerly ",
+    " until ",
+    " used to ",
+];
 /// The answer line is chosen among this many best-ranked findings.
 const ANSWER_CANDIDATES: usize = 3;
 
@@ -62,7 +70,10 @@ fn event_key(f: &Finding) -> String {
         .filter_map(|w| w.parse::<u32>().ok())
         .filter(|y| (1990..=2100).contains(y))
         .max();
-    match (latest_year, as_of.get(..4).and_then(|y| y.parse::<u32>().ok())) {
+    match (
+        latest_year,
+        as_of.get(..4).and_then(|y| y.parse::<u32>().ok()),
+    ) {
         (Some(y), Some(page_year)) if y < page_year => format!("{y}-12-31"),
         _ => as_of,
     }
@@ -88,8 +99,13 @@ fn most_current(findings: &[Finding]) -> &Finding {
 /// An extractive report: every statement is a verbatim quote with its `[n]`.
 pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findings]) -> String {
     let mut md = String::new();
-    let title = entity.map(|e| format!("{e}: research report")).unwrap_or_else(|| "Research report".into());
-    md.push_str(&format!("# {title}\n\n**Question:** {}\n\n", question.trim()));
+    let title = entity
+        .map(|e| format!("{e}: research report"))
+        .unwrap_or_else(|| "Research report".into());
+    md.push_str(&format!(
+        "# {title}\n\n**Question:** {}\n\n",
+        question.trim()
+    ));
     md.push_str("## Answer\n\n");
     let answered: Vec<&Findings> = units.iter().filter(|u| !u.findings.is_empty()).collect();
     if answered.is_empty() {
@@ -97,8 +113,17 @@ pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findin
     }
     for u in &answered {
         let f = most_current(&u.findings);
-        let aspect = if u.aspect.is_empty() { &u.unit } else { &u.aspect };
-        md.push_str(&format!("- **{}**: \"{}\" [{}]", capitalize(aspect), quote_md(&f.quote), f.source));
+        let aspect = if u.aspect.is_empty() {
+            &u.unit
+        } else {
+            &u.aspect
+        };
+        md.push_str(&format!(
+            "- **{}**: \"{}\" [{}]",
+            capitalize(aspect),
+            quote_md(&f.quote),
+            f.source
+        ));
         if let Some(d) = &f.as_of {
             md.push_str(&format!(" (as of {d})"));
         }
@@ -106,7 +131,11 @@ pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findin
     }
     md.push_str("\n## Findings\n\n");
     for u in &answered {
-        let aspect = if u.aspect.is_empty() { &u.unit } else { &u.aspect };
+        let aspect = if u.aspect.is_empty() {
+            &u.unit
+        } else {
+            &u.aspect
+        };
         md.push_str(&format!("### {}\n\n", capitalize(aspect)));
         for f in &u.findings {
             md.push_str(&format!("- \"{}\" [{}]", quote_md(&f.quote), f.source));
@@ -127,10 +156,21 @@ pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findin
     let gaps: Vec<String> = units
         .iter()
         .flat_map(|u| {
-            let aspect = if u.aspect.is_empty() { u.unit.clone() } else { u.aspect.clone() };
-            let mut g: Vec<String> = u.gaps.iter().map(|g| format!("{}: {g}", capitalize(&aspect))).collect();
+            let aspect = if u.aspect.is_empty() {
+                u.unit.clone()
+            } else {
+                u.aspect.clone()
+            };
+            let mut g: Vec<String> = u
+                .gaps
+                .iter()
+                .map(|g| format!("{}: {g}", capitalize(&aspect)))
+                .collect();
             if u.findings.is_empty() && g.is_empty() {
-                g.push(format!("{}: no verifiable evidence found in the sources read", capitalize(&aspect)));
+                g.push(format!(
+                    "{}: no verifiable evidence found in the sources read",
+                    capitalize(&aspect)
+                ));
             }
             g
         })
@@ -173,7 +213,10 @@ pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str)
 
     let mut md = body;
     md.push_str("\n\n");
-    let quarantined: Vec<&Page> = pages.iter().filter(|p| p.verdict == Verdict::Quarantined).collect();
+    let quarantined: Vec<&Page> = pages
+        .iter()
+        .filter(|p| p.verdict == Verdict::Quarantined)
+        .collect();
     let lookalikes = pages
         .iter()
         .filter(|p| p.verdict == Verdict::Rejected && p.identity.lookalike.is_some())
@@ -185,7 +228,9 @@ pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str)
                 "- Quarantined {} ({}): {}. Its content was not used.\n",
                 p.url,
                 p.domain,
-                p.reason.as_deref().unwrap_or("instructions aimed at AI agents")
+                p.reason
+                    .as_deref()
+                    .unwrap_or("instructions aimed at AI agents")
             ));
         }
         if lookalikes > 0 {
@@ -204,13 +249,26 @@ pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str)
         if let Some(p) = &s.published {
             meta.push(format!("published {p}"));
         }
-        if let Some(u) = s.updated.as_ref().filter(|u| Some(*u) != s.published.as_ref()) {
+        if let Some(u) = s
+            .updated
+            .as_ref()
+            .filter(|u| Some(*u) != s.published.as_ref())
+        {
             meta.push(format!("updated {u}"));
         }
         meta.push(format!("retrieved {}", s.retrieved));
         let title = s.title.trim();
-        let sep = if title.ends_with(['.', '?', '!']) { "" } else { "." };
-        md.push_str(&format!("[{}] {title}{sep} {} ({})\n", s.index, s.url, meta.join("; ")));
+        let sep = if title.ends_with(['.', '?', '!']) {
+            ""
+        } else {
+            "."
+        };
+        md.push_str(&format!(
+            "[{}] {title}{sep} {} ({})\n",
+            s.index,
+            s.url,
+            meta.join("; ")
+        ));
     }
     if !footer.is_empty() {
         md.push_str(&format!("\n---\n\n{footer}\n"));

@@ -13,10 +13,14 @@ pub struct Scrubbed {
 }
 
 static THINK: LazyLock<Regex> = LazyLock::new(|| {
-    crate::re(r"(?is)<(think|thinking|reasoning|scratchpad)>.*?(</(think|thinking|reasoning|scratchpad)>|\z)")
+    crate::re(
+        r"(?is)<(think|thinking|reasoning|scratchpad)>.*?(</(think|thinking|reasoning|scratchpad)>|\z)",
+    )
 });
 static TOOL_TAGS: LazyLock<Regex> = LazyLock::new(|| {
-    crate::re(r"(?is)<(tool_call|function_call|tool_calls|invoke|function_results?|tool_result)\b[^>]*>.*?(</(tool_call|function_call|tool_calls|invoke|function_results?|tool_result)>|\z)")
+    crate::re(
+        r"(?is)<(tool_call|function_call|tool_calls|invoke|function_results?|tool_result)\b[^>]*>.*?(</(tool_call|function_call|tool_calls|invoke|function_results?|tool_result)>|\z)",
+    )
 });
 static SPECIAL_TOKENS: LazyLock<Regex> =
     LazyLock::new(|| crate::re(r"<\|[a-z_]{2,40}\|>|\[/?(TOOL_CALLS|INST)\]"));
@@ -100,7 +104,8 @@ fn drop_envelope_json(text: &str) -> (String, bool) {
 
 /// Removes fenced ```json blocks that hold an envelope.
 fn drop_stray_json_fences(text: &str) -> (String, bool) {
-    static FENCE: LazyLock<Regex> = LazyLock::new(|| crate::re(r"(?s)```(?:json)?\s*\n(\{.*?\})\s*\n```"));
+    static FENCE: LazyLock<Regex> =
+        LazyLock::new(|| crate::re(r"(?s)```(?:json)?\s*\n(\{.*?\})\s*\n```"));
     let mut removed = false;
     let out = FENCE.replace_all(text, |c: &regex::Captures| {
         match serde_json::from_str::<serde_json::Value>(&c[1]) {

@@ -50,7 +50,11 @@ impl Human {
         }
     }
 
-    fn paint(&self, text: &str, f: fn(console::StyledObject<&str>) -> console::StyledObject<&str>) -> String {
+    fn paint(
+        &self,
+        text: &str,
+        f: fn(console::StyledObject<&str>) -> console::StyledObject<&str>,
+    ) -> String {
         if self.colour {
             f(style(text)).to_string()
         } else {
@@ -91,7 +95,14 @@ impl Human {
     pub fn on_event(&mut self, ev: &Event) {
         let agent = ev.agent.as_str();
         match &ev.body {
-            EventBody::RunStart { mode, tier, run_id, run_dir, entity, .. } => {
+            EventBody::RunStart {
+                mode,
+                tier,
+                run_dir,
+                entity,
+                ..
+            } => {
+                let run_id = &ev.run_id;
                 let who = entity.name.as_deref().unwrap_or("(no entity named)");
                 self.line(&format!(
                     "{} run {run_id} · {} · tier {tier} · entity {who}\n    {run_dir}",
@@ -100,36 +111,76 @@ impl Human {
                 ));
             }
             EventBody::Plan { todos } => {
-                self.line(&format!("{} {} aspects", self.paint("plan", |s| s.cyan().bold()), todos.len()));
+                self.line(&format!(
+                    "{} {} aspects",
+                    self.paint("plan", |s| s.cyan().bold()),
+                    todos.len()
+                ));
                 for t in todos {
                     self.line(&format!("  - {}", t.content));
                 }
             }
-            EventBody::Subagent { unit, state, description } => match state {
+            EventBody::Subagent {
+                unit,
+                state,
+                description,
+            } => match state {
                 SubagentState::Started => {
-                    let aspect = description.lines().next().unwrap_or("").trim_start_matches("Aspect:").trim().to_string();
+                    let aspect = description
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .trim_start_matches("Aspect:")
+                        .trim()
+                        .to_string();
                     if self.live.is_some() {
                         self.row(unit, format!("{aspect}: starting"));
                     } else {
                         self.line(&format!("{unit} started: {aspect}"));
                     }
                 }
-                SubagentState::Done => self.end_row(unit, format!("{} {unit} done: {description}", self.paint("✓", |s| s.green()))),
-                SubagentState::Failed => self.end_row(unit, format!("{} {unit} failed: {description}", self.paint("✗", |s| s.red()))),
+                SubagentState::Done => self.end_row(
+                    unit,
+                    format!(
+                        "{} {unit} done: {description}",
+                        self.paint("✓", |s| s.green())
+                    ),
+                ),
+                SubagentState::Failed => self.end_row(
+                    unit,
+                    format!(
+                        "{} {unit} failed: {description}",
+                        self.paint("✗", |s| s.red())
+                    ),
+                ),
             },
             EventBody::SearchQuery { query, .. } => {
                 if self.live.is_some() && agent != "main" {
                     self.row(agent, format!("searching {query:?}"));
                 }
             }
-            EventBody::SearchResults { query, count, ok, error, .. } => {
+            EventBody::SearchResults {
+                query,
+                count,
+                ok,
+                error,
+                ..
+            } => {
                 if *ok {
                     self.line(&format!("  {agent} search {query:?} → {count} results"));
                 } else {
-                    self.line(&format!("  {agent} search {query:?} failed: {}", error.as_deref().unwrap_or("")));
+                    self.line(&format!(
+                        "  {agent} search {query:?} failed: {}",
+                        error.as_deref().unwrap_or("")
+                    ));
                 }
             }
-            EventBody::Fetch { url, verdict, detail, .. } => {
+            EventBody::Fetch {
+                url,
+                verdict,
+                detail,
+                ..
+            } => {
                 if self.live.is_some() && agent != "main" {
                     self.row(agent, format!("reading {url}"));
                 }
@@ -145,10 +196,18 @@ impl Human {
                         self.paint("rejected", |s| s.yellow()),
                         detail.as_deref().unwrap_or("")
                     )),
-                    Verdict::Failed => self.line(&format!("  fetch failed {url}: {}", detail.as_deref().unwrap_or(""))),
+                    Verdict::Failed => self.line(&format!(
+                        "  fetch failed {url}: {}",
+                        detail.as_deref().unwrap_or("")
+                    )),
                 }
             }
-            EventBody::Source { index, title, domain, .. } => {
+            EventBody::Source {
+                index,
+                title,
+                domain,
+                ..
+            } => {
                 self.line(&format!("  {agent} read [{index}] {title} ({domain})"));
             }
             EventBody::ToolCall { tool, .. } => {
@@ -156,13 +215,24 @@ impl Human {
                     self.line(&format!("  {agent} → {tool}"));
                 }
             }
-            EventBody::ToolResult { tool, ok, summary, .. } => {
+            EventBody::ToolResult {
+                tool, ok, summary, ..
+            } => {
                 if !ok {
                     self.line(&format!("  {agent} {tool}: {summary}"));
                 }
             }
-            EventBody::SubagentFindings { unit, findings, gaps, .. } => {
-                self.line(&format!("  {unit} findings: {} (gaps: {})", findings.len(), gaps.len()));
+            EventBody::SubagentFindings {
+                unit,
+                findings,
+                gaps,
+                ..
+            } => {
+                self.line(&format!(
+                    "  {unit} findings: {} (gaps: {})",
+                    findings.len(),
+                    gaps.len()
+                ));
                 if self.verbose > 0 {
                     for f in findings {
                         self.line(&format!("    {} {}", f.source, f.evidence));
@@ -176,17 +246,32 @@ impl Human {
             }
             EventBody::Warning { message, code } => {
                 if code != "offline" {
-                    self.line(&format!("{} {message}", self.paint("warning:", |s| s.yellow().bold())));
+                    self.line(&format!(
+                        "{} {message}",
+                        self.paint("warning:", |s| s.yellow().bold())
+                    ));
                 }
             }
             EventBody::Status(s) => {
                 let reason = s.reason.map(|r| serde_name(&r)).unwrap_or_default();
-                let detail = s.detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
+                let detail = s
+                    .detail
+                    .as_deref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default();
                 match s.state {
                     StatusState::Done | StatusState::Error => {}
-                    StatusState::BudgetSoft => self.line(&format!("{} 75% of the {reason} budget used{detail}", self.paint("budget", |s| s.yellow()))),
-                    StatusState::BudgetHalt => self.line(&format!("{} {reason} budget exhausted{detail}", self.paint("budget", |s| s.red().bold()))),
-                    StatusState::Revising => self.line(&format!("  {agent} revising ({reason}){detail}")),
+                    StatusState::BudgetSoft => self.line(&format!(
+                        "{} 75% of the {reason} budget used{detail}",
+                        self.paint("budget", |s| s.yellow())
+                    )),
+                    StatusState::BudgetHalt => self.line(&format!(
+                        "{} {reason} budget exhausted{detail}",
+                        self.paint("budget", |s| s.red().bold())
+                    )),
+                    StatusState::Revising => {
+                        self.line(&format!("  {agent} revising ({reason}){detail}"))
+                    }
                     other => self.line(&format!("  status {}{detail}", serde_name(&other))),
                 }
             }
@@ -196,7 +281,12 @@ impl Human {
                     self.line(&format!("  ? {q}"));
                 }
             }
-            EventBody::McpCall { .. } | EventBody::McpResult { .. } | EventBody::Skill { .. } | EventBody::Evidence { .. } | EventBody::Report { .. } | EventBody::Usage { .. } => {}
+            EventBody::McpCall { .. }
+            | EventBody::McpResult { .. }
+            | EventBody::Skill { .. }
+            | EventBody::Evidence { .. }
+            | EventBody::Report { .. }
+            | EventBody::Usage { .. } => {}
         }
     }
 
@@ -204,8 +294,15 @@ impl Human {
         self.clear();
         let reason = serde_name(&s.reason);
         let state = serde_name(&s.state);
-        let detail = s.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-        self.line(&format!("{} {state}: {reason}{detail}", self.paint("status", |x| x.bold())));
+        let detail = s
+            .detail
+            .as_deref()
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
+        self.line(&format!(
+            "{} {state}: {reason}{detail}",
+            self.paint("status", |x| x.bold())
+        ));
         let mut out = String::new();
         if let Some(p) = &s.report_path {
             out.push_str(&format!("{}\n", p.display()));

@@ -8,7 +8,9 @@ use crate::protocol::Event;
 
 pub enum Renderer {
     /// `--json`: every event as one line on stdout, nothing else.
-    Json { broken_pipe: bool },
+    Json {
+        broken_pipe: bool,
+    },
     Human(human::Human),
 }
 

@@ -123,7 +123,12 @@ fn field<'a>(text: &'a str, label: &str) -> Option<&'a str> {
 fn anchors_of(text: &str) -> EntityAnchors {
     let list = |label: &str, sep: char| {
         field(text, label)
-            .map(|s| s.split(sep).map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
+            .map(|s| {
+                s.split(sep)
+                    .map(|x| x.trim().to_string())
+                    .filter(|x| !x.is_empty())
+                    .collect()
+            })
             .unwrap_or_default()
     };
     EntityAnchors {
@@ -143,8 +148,21 @@ pub fn plan_aspects(question: &str, entity: Option<&str>) -> Vec<String> {
     let q = question.trim();
     let lower = q.to_lowercase();
     const CUES: &[&str] = &[
-        ":", "check ", "checking ", "including ", "covering ", "such as ", "focus on ", "focusing on ",
-        "especially ", "in terms of ", "look at ", "looking at ", "verify ", "assess ", "evaluate ",
+        ":",
+        "check ",
+        "checking ",
+        "including ",
+        "covering ",
+        "such as ",
+        "focus on ",
+        "focusing on ",
+        "especially ",
+        "in terms of ",
+        "look at ",
+        "looking at ",
+        "verify ",
+        "assess ",
+        "evaluate ",
     ];
     let mut best: Option<Vec<String>> = None;
     for cue in CUES {
@@ -159,7 +177,16 @@ pub fn plan_aspects(question: &str, entity: Option<&str>) -> Vec<String> {
     if let Some(items) = best {
         return items;
     }
-    const DILIGENCE: &[&str] = &["reliable", "partner", "vendor", "supplier", "due diligence", "trustworthy", "trust", "safe to"];
+    const DILIGENCE: &[&str] = &[
+        "reliable",
+        "partner",
+        "vendor",
+        "supplier",
+        "due diligence",
+        "trustworthy",
+        "trust",
+        "safe to",
+    ];
     if DILIGENCE.iter().any(|w| lower.contains(w)) {
         return [
             "leadership",
@@ -182,7 +209,11 @@ pub fn plan_aspects(question: &str, entity: Option<&str>) -> Vec<String> {
 }
 
 fn split_list(tail: &str) -> Vec<String> {
-    let normalized = tail.replace(" and ", ",").replace(" & ", ",").replace(';', ",").replace(" as well as ", ",");
+    let normalized = tail
+        .replace(" and ", ",")
+        .replace(" & ", ",")
+        .replace(';', ",")
+        .replace(" as well as ", ",");
     normalized
         .split(',')
         .map(|s| {
@@ -199,13 +230,22 @@ fn split_list(tail: &str) -> Vec<String> {
 }
 
 fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
-    let question = field(t.user, "Research question:").unwrap_or(t.user).to_string();
+    let question = field(t.user, "Research question:")
+        .unwrap_or(t.user)
+        .to_string();
     let anchors = anchors_of(t.user);
     let Some(todos_call) = t.called("write_todos").last() else {
         let aspects = plan_aspects(&question, anchors.name.as_deref());
-        let todos: Vec<Value> = aspects.iter().map(|a| json!({"content": a, "status": "pending"})).collect();
+        let todos: Vec<Value> = aspects
+            .iter()
+            .map(|a| json!({"content": a, "status": "pending"}))
+            .collect();
         return (
-            format!("Planning {} aspect(s) from the question: {}.", aspects.len(), aspects.join("; ")),
+            format!(
+                "Planning {} aspect(s) from the question: {}.",
+                aspects.len(),
+                aspects.join("; ")
+            ),
             vec![("write_todos", json!({ "todos": todos }))],
         );
     };
@@ -230,7 +270,10 @@ fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
                 )
             })
             .collect();
-        return (format!("Delegating {} aspect(s) in parallel.", aspects.len()), calls);
+        return (
+            format!("Delegating {} aspect(s) in parallel.", aspects.len()),
+            calls,
+        );
     }
     let units: Vec<Findings> = t
         .called("task")
@@ -263,29 +306,193 @@ fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
 
 /// Words that widen an aspect to the vocabulary sources use for it.
 const THESAURUS: &[(&[&str], &[&str])] = &[
-    (&["leadership", "ceo", "management", "founder", "executive", "leader", "director", "boss"],
-     &["ceo", "chief executive", "founder", "co-founder", "managing director", "appointed", "leadership", "chairman", "president", "succeeds", "stepped down"]),
-    (&["licence", "license", "regulatory", "regulation", "authorisation", "authorization", "compliance", "certification", "accreditation", "permit"],
-     &["licence", "license", "authorisation", "authorization", "approval", "registration", "registered", "regulator", "certification", "certified", "accreditation", "suspended", "reinstated", "permit", "compliance"]),
-    (&["funding", "investment", "investors", "capital", "financing", "raised", "valuation"],
-     &["raised", "funding", "series", "round", "investor", "investment", "valuation", "led", "seed", "crore", "million"]),
-    (&["reliability", "uptime", "outage", "outages", "availability", "performance", "delivery", "downtime"],
-     &["uptime", "outage", "downtime", "availability", "reliability", "on-time", "delivery", "disruption", "incident", "status"]),
-    (&["security", "breach", "incident", "incidents", "privacy", "data"],
-     &["security", "breach", "exposed", "vulnerability", "leak", "disclosed", "attack", "misconfigured", "incident"]),
-    (&["pricing", "price", "prices", "fees", "fee", "cost", "costs", "rates", "rate", "tariff"],
-     &["price", "pricing", "fee", "fees", "cost", "rate", "charge", "tariff", "discount", "plan", "per"]),
-    (&["sentiment", "reviews", "review", "reputation", "customers", "customer", "satisfaction", "merchant", "merchants"],
-     &["review", "rating", "rated", "customer", "merchant", "complaint", "praise", "satisfaction", "feedback", "stars"]),
-    (&["fleet", "capacity", "scale", "size", "footprint"],
-     &["fleet", "trucks", "vehicles", "warehouses", "capacity", "facilities", "locations"]),
-    (&["history", "background", "overview", "founded", "origin"],
-     &["founded", "established", "headquartered", "based", "history", "started"]),
+    (
+        &[
+            "leadership",
+            "ceo",
+            "management",
+            "founder",
+            "executive",
+            "leader",
+            "director",
+            "boss",
+        ],
+        &[
+            "ceo",
+            "chief executive",
+            "founder",
+            "co-founder",
+            "managing director",
+            "appointed",
+            "leadership",
+            "chairman",
+            "president",
+            "succeeds",
+            "stepped down",
+        ],
+    ),
+    (
+        &[
+            "licence",
+            "license",
+            "regulatory",
+            "regulation",
+            "authorisation",
+            "authorization",
+            "compliance",
+            "certification",
+            "accreditation",
+            "permit",
+        ],
+        &[
+            "licence",
+            "license",
+            "authorisation",
+            "authorization",
+            "approval",
+            "registration",
+            "registered",
+            "regulator",
+            "certification",
+            "certified",
+            "accreditation",
+            "suspended",
+            "reinstated",
+            "permit",
+            "compliance",
+        ],
+    ),
+    (
+        &[
+            "funding",
+            "investment",
+            "investors",
+            "capital",
+            "financing",
+            "raised",
+            "valuation",
+        ],
+        &[
+            "raised",
+            "funding",
+            "series",
+            "round",
+            "investor",
+            "investment",
+            "valuation",
+            "led",
+            "seed",
+            "crore",
+            "million",
+        ],
+    ),
+    (
+        &[
+            "reliability",
+            "uptime",
+            "outage",
+            "outages",
+            "availability",
+            "performance",
+            "delivery",
+            "downtime",
+        ],
+        &[
+            "uptime",
+            "outage",
+            "downtime",
+            "availability",
+            "reliability",
+            "on-time",
+            "delivery",
+            "disruption",
+            "incident",
+            "status",
+        ],
+    ),
+    (
+        &[
+            "security",
+            "breach",
+            "incident",
+            "incidents",
+            "privacy",
+            "data",
+        ],
+        &[
+            "security",
+            "breach",
+            "exposed",
+            "vulnerability",
+            "leak",
+            "disclosed",
+            "attack",
+            "misconfigured",
+            "incident",
+        ],
+    ),
+    (
+        &[
+            "pricing", "price", "prices", "fees", "fee", "cost", "costs", "rates", "rate", "tariff",
+        ],
+        &[
+            "price", "pricing", "fee", "fees", "cost", "rate", "charge", "tariff", "discount",
+            "plan", "per",
+        ],
+    ),
+    (
+        &[
+            "sentiment",
+            "reviews",
+            "review",
+            "reputation",
+            "customers",
+            "customer",
+            "satisfaction",
+            "merchant",
+            "merchants",
+        ],
+        &[
+            "review",
+            "rating",
+            "rated",
+            "customer",
+            "merchant",
+            "complaint",
+            "praise",
+            "satisfaction",
+            "feedback",
+            "stars",
+        ],
+    ),
+    (
+        &["fleet", "capacity", "scale", "size", "footprint"],
+        &[
+            "fleet",
+            "trucks",
+            "vehicles",
+            "warehouses",
+            "capacity",
+            "facilities",
+            "locations",
+        ],
+    ),
+    (
+        &["history", "background", "overview", "founded", "origin"],
+        &[
+            "founded",
+            "established",
+            "headquartered",
+            "based",
+            "history",
+            "started",
+        ],
+    ),
 ];
 
 const STOP: &[&str] = &[
-    "the", "and", "for", "with", "its", "their", "of", "in", "on", "to", "a", "an", "is", "are", "what", "how",
-    "who", "which", "status", "current", "today", "any", "all",
+    "the", "and", "for", "with", "its", "their", "of", "in", "on", "to", "a", "an", "is", "are",
+    "what", "how", "who", "which", "status", "current", "today", "any", "all",
 ];
 
 struct Terms {
@@ -305,8 +512,13 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 fn terms_for(aspect: &str) -> Terms {
     let st = stemmer();
-    let aspect_words: Vec<String> = words(aspect).filter(|w| !STOP.contains(&w.as_str()) && w.len() > 2).collect();
-    let mut stems: BTreeSet<String> = aspect_words.iter().map(|w| st.stem(w).into_owned()).collect();
+    let aspect_words: Vec<String> = words(aspect)
+        .filter(|w| !STOP.contains(&w.as_str()) && w.len() > 2)
+        .collect();
+    let mut stems: BTreeSet<String> = aspect_words
+        .iter()
+        .map(|w| st.stem(w).into_owned())
+        .collect();
     let mut phrases = Vec::new();
     for (keys, expansions) in THESAURUS {
         if aspect_words.iter().any(|w| keys.contains(&w.as_str())) {
@@ -366,21 +578,37 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
         if c.name != "fetch_url" && c.name != "read_source" {
             continue;
         }
-        let Some(url) = c.args.get("url").and_then(Value::as_str) else { continue };
+        let Some(url) = c.args.get("url").and_then(Value::as_str) else {
+            continue;
+        };
         attempted.insert(url.to_string());
-        let Some(v) = c.result.and_then(|r| serde_json::from_str::<Value>(r).ok()) else { continue };
+        let Some(v) = c.result.and_then(|r| serde_json::from_str::<Value>(r).ok()) else {
+            continue;
+        };
         if v.get("status").and_then(Value::as_str) != Some("accepted") {
             continue;
         }
-        let real_url = v.get("url").and_then(Value::as_str).unwrap_or(url).to_string();
+        let real_url = v
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or(url)
+            .to_string();
         attempted.insert(real_url.clone());
         if !pages.contains_key(&real_url) {
             order.push(real_url.clone());
         }
         let p = pages.entry(real_url).or_default();
         p.number = v.get("source").and_then(Value::as_u64).unwrap_or(0) as usize;
-        p.title = v.get("title").and_then(Value::as_str).unwrap_or("").to_string();
-        p.source_type = v.get("source_type").and_then(Value::as_str).unwrap_or("").to_string();
+        p.title = v
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        p.source_type = v
+            .get("source_type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         p.as_of = v
             .get("updated")
             .and_then(Value::as_str)
@@ -391,7 +619,10 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
             p.text.push('\n');
         }
         p.text.push_str(chunk);
-        p.next_offset = v.get("next_offset").and_then(Value::as_u64).map(|n| n as usize);
+        p.next_offset = v
+            .get("next_offset")
+            .and_then(Value::as_u64)
+            .map(|n| n as usize);
         if c.name == "read_source" {
             p.reads += 1;
         }
@@ -403,19 +634,30 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
         .filter_map(|u| {
             let p = &pages[u];
             let off = p.next_offset?;
-            (p.reads < MAX_READS_PER_PAGE).then(|| ("read_source", json!({"url": u, "offset": off})))
+            (p.reads < MAX_READS_PER_PAGE)
+                .then(|| ("read_source", json!({"url": u, "offset": off})))
         })
         .collect();
     if !reads.is_empty() {
-        return (format!("Reading further into {} long page(s).", reads.len()), reads);
+        return (
+            format!("Reading further into {} long page(s).", reads.len()),
+            reads,
+        );
     }
 
     let searches: Vec<&PastCall> = t.called("web_search").collect();
-    let first_query = if entity.is_empty() { aspect.clone() } else { format!("{entity} {aspect}") };
+    let first_query = if entity.is_empty() {
+        aspect.clone()
+    } else {
+        format!("{entity} {aspect}")
+    };
     if searches.is_empty() {
         return (
             format!("Searching for {aspect}."),
-            vec![("web_search", json!({"query": first_query, "max_results": 6}))],
+            vec![(
+                "web_search",
+                json!({"query": first_query, "max_results": 6}),
+            )],
         );
     }
 
@@ -436,7 +678,9 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
             let n = urls.len();
             return (
                 format!("Reading {n} page(s) from the search results."),
-                urls.into_iter().map(|u| ("fetch_url", json!({"url": u}))).collect(),
+                urls.into_iter()
+                    .map(|u| ("fetch_url", json!({"url": u})))
+                    .collect(),
             );
         }
     }
@@ -449,8 +693,14 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
         let query = format!("{first_query} {}", extra.join(" "));
         if !extra.is_empty() || findings.len() < 3 {
             return (
-                format!("{} finding(s) so far; searching again from another angle.", findings.len()),
-                vec![("web_search", json!({"query": query.trim(), "max_results": 8}))],
+                format!(
+                    "{} finding(s) so far; searching again from another angle.",
+                    findings.len()
+                ),
+                vec![(
+                    "web_search",
+                    json!({"query": query.trim(), "max_results": 8}),
+                )],
             );
         }
     }
@@ -495,11 +745,18 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
     let summary = if kept.is_empty() {
         format!("Nothing verifiable found on {aspect}.")
     } else {
-        format!("{} verbatim finding(s) on {aspect} from {} page(s).", kept.len(), order.len())
+        format!(
+            "{} verbatim finding(s) on {aspect} from {} page(s).",
+            kept.len(),
+            order.len()
+        )
     };
     (
         summary.clone(),
-        vec![("submit_findings", json!({"summary": summary, "findings": list, "gaps": gaps}))],
+        vec![(
+            "submit_findings",
+            json!({"summary": summary, "findings": list, "gaps": gaps}),
+        )],
     )
 }
 
@@ -534,7 +791,12 @@ fn freshness(as_of: Option<&str>, today: &str) -> f64 {
 }
 
 /// The best sentences about an aspect, verbatim, one origin per sentence.
-fn extract(aspect: &str, entity: &str, order: &[String], pages: &BTreeMap<String, PageRead>) -> Vec<Candidate> {
+fn extract(
+    aspect: &str,
+    entity: &str,
+    order: &[String],
+    pages: &BTreeMap<String, PageRead>,
+) -> Vec<Candidate> {
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let today = today.as_str();
     let terms = terms_for(aspect);
@@ -552,7 +814,11 @@ fn extract(aspect: &str, entity: &str, order: &[String], pages: &BTreeMap<String
             for t in terms.stems.iter().filter(|t| stems.contains(*t)) {
                 *df.entry(t.as_str()).or_default() += 1;
             }
-            for ph in terms.phrases.iter().filter(|ph| lower.contains(ph.as_str())) {
+            for ph in terms
+                .phrases
+                .iter()
+                .filter(|ph| lower.contains(ph.as_str()))
+            {
                 *df.entry(ph.as_str()).or_default() += 1;
             }
         }
@@ -578,7 +844,13 @@ fn extract(aspect: &str, entity: &str, order: &[String], pages: &BTreeMap<String
                 .iter()
                 .filter(|t| stems.contains(*t))
                 .map(|t| weight(t))
-                .chain(terms.phrases.iter().filter(|ph| lower.contains(ph.as_str())).map(|ph| weight(ph)))
+                .chain(
+                    terms
+                        .phrases
+                        .iter()
+                        .filter(|ph| lower.contains(ph.as_str()))
+                        .map(|ph| weight(ph)),
+                )
                 .sum();
             if hits == 0.0 {
                 continue;
@@ -594,13 +866,16 @@ fn extract(aspect: &str, entity: &str, order: &[String], pages: &BTreeMap<String
                 score -= 0.75;
             }
             // A sentence that mostly points elsewhere ("full report at x.example/y") states little.
-            if s.split_whitespace().any(|w| w.contains('/') && w.contains('.')) {
+            if s.split_whitespace()
+                .any(|w| w.contains('/') && w.contains('.'))
+            {
                 score -= 1.0;
             }
             if score < 1.0 {
                 continue;
             }
-            score *= authority(&p.source_type) * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));
+            score *=
+                authority(&p.source_type) * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));
             local.push(Candidate {
                 sentence: s.to_string(),
                 url: url.clone(),
@@ -636,18 +911,38 @@ mod tests {
             "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today? Check leadership, licence status, funding, reliability, security incidents, pricing and merchant sentiment.",
             Some("PadmaPay"),
         );
-        assert_eq!(a, vec!["leadership", "licence status", "funding", "reliability", "security incidents", "pricing", "merchant sentiment"]);
+        assert_eq!(
+            a,
+            vec![
+                "leadership",
+                "licence status",
+                "funding",
+                "reliability",
+                "security incidents",
+                "pricing",
+                "merchant sentiment"
+            ]
+        );
     }
 
     #[test]
     fn plans_a_checklist_for_diligence_and_the_core_otherwise() {
-        assert_eq!(plan_aspects("Is Acme a reliable vendor?", Some("Acme")).len(), 6);
-        assert_eq!(plan_aspects("Who runs Acme Corp?", Some("Acme Corp")), vec!["Who runs"]);
+        assert_eq!(
+            plan_aspects("Is Acme a reliable vendor?", Some("Acme")).len(),
+            6
+        );
+        assert_eq!(
+            plan_aspects("Who runs Acme Corp?", Some("Acme Corp")),
+            vec!["Who runs"]
+        );
     }
 
     #[test]
     fn unwraps_spotlight() {
-        assert_eq!(unwrap_spotlight("<<untrusted-data ab12>>\nhello\n<</untrusted-data ab12>>"), "hello");
+        assert_eq!(
+            unwrap_spotlight("<<untrusted-data ab12>>\nhello\n<</untrusted-data ab12>>"),
+            "hello"
+        );
         assert_eq!(unwrap_spotlight("plain"), "plain");
     }
 
@@ -664,6 +959,9 @@ mod tests {
         );
         let f = extract("leadership", "Acme", &["u1".to_string()], &pages);
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].sentence, "Acme appointed Jane Doe as chief executive officer in 2026.");
+        assert_eq!(
+            f[0].sentence,
+            "Acme appointed Jane Doe as chief executive officer in 2026."
+        );
     }
 }

@@ -80,14 +80,23 @@ impl Tool for FetchUrl {
             Err(e) => return e,
         };
         let url = args.url.trim().to_string();
-        let scheme_ok = ["http://", "https://", "file://"].iter().any(|s| url.starts_with(s));
+        let scheme_ok = ["http://", "https://", "file://"]
+            .iter()
+            .any(|s| url.starts_with(s));
         if !scheme_ok {
             return ToolOutput::permanent(format!("{url:?} is not an http(s) URL"));
         }
         let run = &cx.run;
         if let Some((page, number)) = run.pages.get(&url) {
             cx.state().read_urls.insert(page.url.clone());
-            return answer(cx, Stored { page, number, seen_before: true });
+            return answer(
+                cx,
+                Stored {
+                    page,
+                    number,
+                    seen_before: true,
+                },
+            );
         }
         let id = run.next_call_id("fetch");
         let raw = match run.fetcher.fetch(&url).await {
@@ -160,7 +169,10 @@ fn answer(cx: &AgentCx, stored: Stored) -> ToolOutput {
             content: refused(page),
             summary: format!(
                 "{} ({})",
-                serde_json::to_value(verdict).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+                serde_json::to_value(verdict)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
                 page.reason.clone().unwrap_or_default()
             ),
             error_class: None,

@@ -148,6 +148,8 @@ pub trait Tool: Send + Sync {
 }
 
 /// Parses tool arguments into their typed form, or explains what is wrong.
+/// The error is the tool's answer to the model, returned as is.
+#[allow(clippy::result_large_err)]
 pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolOutput> {
     let args = match args {
         // Some models send arguments as a JSON string.

@@ -91,17 +91,22 @@ impl Tool for SubmitFindings {
                 Some("quote is empty".to_string())
             } else {
                 match run.pages.get(&f.url) {
-                    None => Some(format!("{} was never read in this run: fetch it first or drop the finding", f.url)),
+                    None => Some(format!(
+                        "{} was never read in this run: fetch it first or drop the finding",
+                        f.url
+                    )),
                     Some((page, _)) if page.verdict != Verdict::Accepted => Some(format!(
                         "{} is not usable evidence ({})",
                         f.url,
                         page.reason.clone().unwrap_or_default()
                     )),
-                    Some((page, _)) if !quotes::quote_in_text(&f.quote, &page.text) => Some(format!(
-                        "the quote {:?} does not appear in {}: copy the sentence verbatim from the page text",
-                        truncate(&f.quote, 120),
-                        f.url
-                    )),
+                    Some((page, _)) if !quotes::quote_in_text(&f.quote, &page.text) => {
+                        Some(format!(
+                            "the quote {:?} does not appear in {}: copy the sentence verbatim from the page text",
+                            truncate(&f.quote, 120),
+                            f.url
+                        ))
+                    }
                     Some((page, number)) => {
                         checked.push((i, page, number.unwrap_or(0)));
                         None
@@ -125,9 +130,15 @@ impl Tool for SubmitFindings {
                 &cx.agent,
                 StatusState::Revising,
                 Some(StatusReason::SubagentFindings),
-                Some(format!("{} finding(s) failed the findings gate", problems.len())),
+                Some(format!(
+                    "{} finding(s) failed the findings gate",
+                    problems.len()
+                )),
             );
-            let listing: Vec<String> = problems.iter().map(|(n, p)| format!("finding {n}: {p}")).collect();
+            let listing: Vec<String> = problems
+                .iter()
+                .map(|(n, p)| format!("finding {n}: {p}"))
+                .collect();
             return ToolOutput {
                 ok: false,
                 content: format!(
@@ -140,29 +151,46 @@ impl Tool for SubmitFindings {
             };
         }
 
-        let mut gaps: Vec<String> = args.gaps.iter().map(|g| g.trim().to_string()).filter(|g| !g.is_empty()).collect();
+        let mut gaps: Vec<String> = args
+            .gaps
+            .iter()
+            .map(|g| g.trim().to_string())
+            .filter(|g| !g.is_empty())
+            .collect();
         for (n, p) in &problems {
             let claim = &args.findings[n - 1].claim;
-            gaps.push(format!("dropped an unverifiable finding ({}): {p}", truncate(claim, 80)));
+            gaps.push(format!(
+                "dropped an unverifiable finding ({}): {p}",
+                truncate(claim, 80)
+            ));
             if let Some(url) = Some(&args.findings[n - 1].url) {
                 let page = run.pages.get(url).map(|(p, _)| p);
                 run.pages.add_evidence(EvidenceItem {
                     id: String::new(),
                     origin: cx.agent.clone(),
                     claim: Claim {
-                        field: args.findings[n - 1].field.clone().unwrap_or_else(|| cx.aspect.clone()),
-                        value: args.findings[n - 1].value.clone().unwrap_or_else(|| claim.clone()),
+                        field: args.findings[n - 1]
+                            .field
+                            .clone()
+                            .unwrap_or_else(|| cx.aspect.clone()),
+                        value: args.findings[n - 1]
+                            .value
+                            .clone()
+                            .unwrap_or_else(|| claim.clone()),
                         snippet: args.findings[n - 1].quote.clone(),
                         event_date: args.findings[n - 1].as_of.clone(),
                     },
-                    source: page.as_ref().map(SourceRef::of).unwrap_or_else(|| SourceRef {
-                        url: url.clone(),
-                        domain: crate::evidence::identity::host_of(url),
-                        source_type: crate::evidence::SourceType::Other,
-                        published: None,
-                        updated: None,
-                        retrieved: run.today.clone(),
-                    }),
+                    source: page
+                        .as_ref()
+                        .map(SourceRef::of)
+                        .unwrap_or_else(|| SourceRef {
+                            url: url.clone(),
+                            domain: crate::evidence::identity::host_of(url),
+                            source_type: crate::evidence::SourceType::Other,
+                            published: None,
+                            updated: None,
+                            retrieved: run.today.clone(),
+                        }),
                     scores: Scores {
                         identity: page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
                     },
@@ -283,14 +311,19 @@ impl Tool for SubmitReport {
         let cited = citations::citations(body);
         for (line, n) in &cited {
             if !known.contains(n) {
-                problems.push(format!("line {line}: [{n}] is not a source number from this run"));
+                problems.push(format!(
+                    "line {line}: [{n}] is not a source number from this run"
+                ));
             }
         }
         if cited.is_empty() && !known.is_empty() {
             problems.push("no citations: support each claim with [n] from the findings".into());
         }
         if !scrubbed.removed.is_empty() {
-            problems.push(format!("removed from the report: {}", scrubbed.removed.join(", ")));
+            problems.push(format!(
+                "removed from the report: {}",
+                scrubbed.removed.join(", ")
+            ));
         }
         let first_try = {
             let mut st = cx.state();

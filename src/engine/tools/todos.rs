@@ -78,7 +78,9 @@ impl Tool for WriteTodos {
         let n = todos.len();
         cx.run.emitter.emit(&cx.agent, EventBody::Plan { todos });
         ToolOutput::ok(
-            format!("Plan recorded: {n} todos. Delegate each with task, several in one turn to run them in parallel."),
+            format!(
+                "Plan recorded: {n} todos. Delegate each with task, several in one turn to run them in parallel."
+            ),
             format!("{n} todos"),
         )
     }

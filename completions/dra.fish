@@ -1,0 +1,118 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_dra_global_optspecs
+    string join \n json color= q/quiet v/verbose runs-dir= config= h/help V/version
+end
+
+function __fish_dra_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_dra_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_dra_using_subcommand
+    set -l cmd (__fish_dra_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c dra -n "__fish_dra_needs_command" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_needs_command" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_needs_command" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_needs_command" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_needs_command" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_needs_command" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_needs_command" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_needs_command" -s V -l version -d 'Print version'
+complete -c dra -n "__fish_dra_needs_command" -f -a "ask" -d 'Research a question and write a cited report'
+complete -c dra -n "__fish_dra_needs_command" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
+complete -c dra -n "__fish_dra_needs_command" -f -a "tiers" -d 'Show the model tiers and their prices'
+complete -c dra -n "__fish_dra_needs_command" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
+complete -c dra -n "__fish_dra_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c dra -n "__fish_dra_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c dra -n "__fish_dra_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dra -n "__fish_dra_using_subcommand ask" -l corpus -d 'Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l entity -d 'The entity researched (default: the first proper name in the question)' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l domain -d 'The entity\'s official domain (identity anchor)' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l country -d 'The entity\'s country (identity anchor)' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l city -d 'The entity\'s city (identity anchor)' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l industry -d 'The entity\'s industry keywords (identity anchor; repeatable or comma-separated)' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l exclude -d 'A look-alike entity to exclude (repeatable)' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l deadline -d 'Wall-time ceiling, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand ask" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l offline -d 'Use the offline extractive model even when an API key is set'
+complete -c dra -n "__fish_dra_using_subcommand ask" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand ask" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand ask" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand ask" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand doctor" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand doctor" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand doctor" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand doctor" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand doctor" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand doctor" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand tiers" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand tiers" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand tiers" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand tiers" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand tiers" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand tiers" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand tiers" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -l sources -d 'sources.json to check citations against (default: the report\'s own Sources section)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand completions" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand completions" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand completions" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand completions" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand completions" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand completions" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand man" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand man" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand man" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand man" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand man" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand man" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand man" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers lint-report completions man help" -f -a "ask" -d 'Research a question and write a cited report'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers lint-report completions man help" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers lint-report completions man help" -f -a "tiers" -d 'Show the model tiers and their prices'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers lint-report completions man help" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers lint-report completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers lint-report completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers lint-report completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,282 @@
+use dra::config::MODEL_TIERS;
+use predicates::prelude::*;
+
+use super::common::{Sandbox, repo_path};
+
+#[test]
+fn tiers_table_and_json_come_from_the_data() {
+    let sb = Sandbox::new();
+    let out = sb.dra().arg("tiers").assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    for t in MODEL_TIERS {
+        assert!(
+            text.contains(t.name) && text.contains(t.research.slug),
+            "{text}"
+        );
+    }
+    let out = sb.dra().args(["tiers", "--json"]).assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), MODEL_TIERS.len());
+    for (row, tier) in rows.iter().zip(MODEL_TIERS) {
+        assert_eq!(row["name"], tier.name);
+        assert_eq!(
+            row["research"]["input_per_m"].as_f64().unwrap(),
+            tier.research.input_per_m
+        );
+        // The seed's invariants, read back from what the binary prints.
+        assert!(
+            row["subagent"]["output_per_m"].as_f64().unwrap()
+                <= row["research"]["output_per_m"].as_f64().unwrap()
+        );
+    }
+    for pair in rows.windows(2) {
+        assert!(
+            pair[1]["research"]["input_per_m"].as_f64().unwrap()
+                > pair[0]["research"]["input_per_m"].as_f64().unwrap()
+        );
+    }
+    assert_eq!(rows.iter().filter(|r| r["active"] == true).count(), 1);
+    let out = sb
+        .dra()
+        .env("DRA_MODEL_TIER", "bogus")
+        .args(["tiers", "--json"])
+        .assert()
+        .success();
+    assert!(
+        String::from_utf8_lossy(&out.get_output().stderr).contains("unknown model tier \"bogus\"")
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let active: Vec<_> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["active"] == true)
+        .collect();
+    assert_eq!(
+        active[0]["name"], "extra-low",
+        "an unknown tier falls back to the default"
+    );
+}
+
+#[test]
+fn doctor_passes_on_a_fresh_machine_and_names_origins() {
+    let sb = Sandbox::new();
+    sb.dra()
+        .arg("doctor")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("OPENAI_API_KEY"))
+        .stdout(predicate::str::contains("not set"))
+        .stdout(predicate::str::contains("offline"))
+        .stdout(predicate::str::contains("default"))
+        .stdout(predicate::str::contains("dra can run here"));
+    let out = sb
+        .dra()
+        .env("DRA_MAX_RETRIES", "5")
+        .args(["doctor", "--json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    let retries = v["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["key"] == "DRA_MAX_RETRIES")
+        .unwrap();
+    assert_eq!(retries["value"], "5");
+    assert_eq!(retries["origin"], "environment");
+}
+
+#[test]
+fn doctor_fails_with_a_fix_for_each_problem() {
+    let sb = Sandbox::new();
+    sb.dra()
+        .env("DRA_STREAMING", "sometimes")
+        .arg("doctor")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("DRA_STREAMING"))
+        .stdout(predicate::str::contains("fix:"));
+    let file = sb.dir.path().join("runs-file");
+    std::fs::write(&file, "not a dir").unwrap();
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(&file)
+        .arg("doctor")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("runs dir"))
+        .stdout(predicate::str::contains("DRA_RUNS_DIR"));
+}
+
+#[test]
+fn doctor_reads_dotenv_and_config_file_with_origins() {
+    let sb = Sandbox::new();
+    std::fs::write(sb.dir.path().join(".env"), "DRA_MAX_PARALLEL=3\n").unwrap();
+    let cfg = sb.dir.path().join("dra.toml");
+    std::fs::write(&cfg, "model_tier = \"mid\"\nresearch_model = \"x\"\n").unwrap();
+    let out = sb
+        .dra()
+        .arg("--config")
+        .arg(&cfg)
+        .args(["doctor", "--json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let get = |k: &str| {
+        v["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["key"] == k)
+            .unwrap()
+            .clone()
+    };
+    assert!(
+        get("DRA_MAX_PARALLEL")["origin"]
+            .as_str()
+            .unwrap()
+            .starts_with(".env")
+    );
+    assert_eq!(get("DRA_MODEL_TIER")["value"], "mid");
+    assert!(
+        get("DRA_MODEL_TIER")["origin"]
+            .as_str()
+            .unwrap()
+            .starts_with("config file")
+    );
+    assert!(v["warnings"].to_string().contains("research_model"));
+    sb.dra()
+        .arg("--config")
+        .arg(sb.dir.path().join("missing.toml"))
+        .arg("doctor")
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn lint_report_catches_dangling_and_orphan_citations() {
+    let sb = Sandbox::new();
+    let bad = sb.dir.path().join("bad.md");
+    std::fs::write(&bad, "# R\n\nFees are 1.9% [1].\nThe CEO is X [3].\n\n## Sources\n\n[1] A. https://a.example\n[2] B. https://b.example\n").unwrap();
+    sb.dra()
+        .arg("lint-report")
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "bad.md:4: [3] cites a source that does not exist",
+        ))
+        .stdout(predicate::str::contains(
+            "bad.md:9: source [2] is never cited",
+        ));
+    let good = sb.dir.path().join("good.md");
+    std::fs::write(
+        &good,
+        "# R\n\nFees are 1.9% [1], CEO X [2].\n\n## Sources\n\n[1] A\n[2] B\n",
+    )
+    .unwrap();
+    sb.dra()
+        .arg("lint-report")
+        .arg(&good)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("clean"));
+    let sources = sb.dir.path().join("sources.json");
+    std::fs::write(&sources, r#"[{"index":1,"url":"https://a.example","title":"A","domain":"a.example","source_type":"news","retrieved":"2026-11-29"}]"#).unwrap();
+    sb.dra()
+        .arg("lint-report")
+        .arg(&good)
+        .arg("--sources")
+        .arg(&sources)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "[2] cites a source that does not exist",
+        ));
+    let leaky = sb.dir.path().join("leaky.md");
+    std::fs::write(
+        &leaky,
+        "# R\n<think>plan</think>\nA [1].\n\n## Sources\n\n[1] A\n",
+    )
+    .unwrap();
+    sb.dra()
+        .arg("lint-report")
+        .arg(&leaky)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("thinking"));
+    sb.dra()
+        .args(["lint-report", "/nonexistent.md"])
+        .assert()
+        .code(2);
+    let out = sb
+        .dra()
+        .args(["lint-report", "--json"])
+        .arg(&bad)
+        .assert()
+        .code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["clean"], false);
+}
+
+#[test]
+fn a_real_report_passes_lint_against_its_sources() {
+    let sb = Sandbox::new();
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args([
+            "-q",
+            "ask",
+            "Is PadmaPay a reliable vendor? Check pricing and funding.",
+        ])
+        .assert()
+        .success();
+    let run = sb.run_dir();
+    sb.dra()
+        .arg("lint-report")
+        .arg(run.join("report.md"))
+        .arg("--sources")
+        .arg(run.join("sources.json"))
+        .assert()
+        .success();
+}
+
+#[test]
+fn completions_and_man_page_are_committed_and_fresh() {
+    let sb = Sandbox::new();
+    for (shell, file) in [
+        ("bash", "completions/dra.bash"),
+        ("zsh", "completions/_dra"),
+        ("fish", "completions/dra.fish"),
+    ] {
+        let out = sb.dra().args(["completions", shell]).assert().success();
+        let generated = out.get_output().stdout.clone();
+        assert!(String::from_utf8_lossy(&generated).contains("lint-report"));
+        let committed = std::fs::read(repo_path(file)).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{file} is stale: regenerate with `dra completions {shell} > {file}`"
+        );
+    }
+    let out = sb.dra().arg("man").assert().success();
+    let committed = std::fs::read(repo_path("man/dra.1")).unwrap_or_default();
+    assert!(
+        committed == out.get_output().stdout,
+        "man/dra.1 is stale: regenerate with `dra man > man/dra.1`"
+    );
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    let sb = Sandbox::new();
+    sb.dra()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Exit codes"));
+    sb.dra().arg("--version").assert().success();
+}

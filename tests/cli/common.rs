@@ -1,0 +1,69 @@
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use dra::protocol::Event;
+use tempfile::TempDir;
+
+pub const PADMAPAY_QUESTION: &str = "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today? Check leadership, licence status, funding, reliability, security incidents, pricing and merchant sentiment.";
+
+/// A sandbox: its own HOME, config and data dirs, working dir and runs dir.
+pub struct Sandbox {
+    pub dir: TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Sandbox {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn runs(&self) -> PathBuf {
+        self.dir.path().join("runs")
+    }
+
+    pub fn dra(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
+        let home = self.dir.path();
+        c.current_dir(home)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("NO_COLOR", "1")
+            .timeout(std::time::Duration::from_secs(60));
+        for (k, _) in std::env::vars() {
+            if k.starts_with("DRA_")
+                || k.ends_with("_API_KEY")
+                || k == "OPENAI_BASE_URL"
+                || k == "RUST_LOG"
+            {
+                c.env_remove(k);
+            }
+        }
+        c
+    }
+
+    /// The only run directory under the runs dir.
+    pub fn run_dir(&self) -> PathBuf {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.runs())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "expected one run dir, found {dirs:?}");
+        dirs.pop().unwrap()
+    }
+}
+
+pub fn repo_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// Parses JSONL into events, failing on any line that is not one.
+pub fn parse_events(text: &str) -> Vec<Event> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str::<Event>(l).unwrap_or_else(|e| panic!("not an event ({e}): {l}"))
+        })
+        .collect()
+}

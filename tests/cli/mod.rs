@@ -1,0 +1,3 @@
+mod ask;
+mod commands;
+mod common;

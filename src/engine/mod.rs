@@ -8,8 +8,8 @@ pub mod budget;
 pub mod context;
 pub mod entity;
 pub mod model;
+mod orchestrator;
 pub mod prompts;
-mod run;
 pub mod sources;
 pub mod subresearcher;
 pub mod tools;
@@ -73,7 +73,7 @@ impl Engine {
         let (recorder, events, recorder_join) = Recorder::spawn(&config.run_dir, &config.header)?;
         let (ops_tx, ops_rx) = mpsc::channel(16);
         let join = tokio::spawn(async move {
-            let summary = run::engine_task(config, recorder, ops_rx).await;
+            let summary = orchestrator::engine_task(config, recorder, ops_rx).await;
             // Every recorder handle is gone now: the writer drains and syncs.
             recorder_join
                 .await

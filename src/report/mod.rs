@@ -6,3 +6,6 @@ pub mod compose;
 pub mod hygiene;
 
 pub use compose::{FinalReport, SourceEntry, draft_from_findings, finalize};
+
+#[cfg(test)]
+mod proptests;

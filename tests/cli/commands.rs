@@ -280,3 +280,65 @@ fn help_and_version_exit_zero() {
         .stdout(predicate::str::contains("Exit codes"));
     sb.dra().arg("--version").assert().success();
 }
+
+/// A one-shot HTTP server on loopback that answers with `status` and
+/// returns the request it received.
+fn one_shot_server(status: &'static str) -> (String, std::thread::JoinHandle<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        let mut buf = [0u8; 4096];
+        let n = stream.read(&mut buf).unwrap_or(0);
+        let body = "{\"data\":[]}";
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        String::from_utf8_lossy(&buf[..n]).to_string()
+    });
+    (url, handle)
+}
+
+#[test]
+fn doctor_checks_the_endpoint_when_a_key_is_set() {
+    let sb = Sandbox::new();
+    let (url, server) = one_shot_server("200 OK");
+    let out = sb
+        .dra()
+        .env("OPENAI_API_KEY", "sk-doctor-canary")
+        .env("OPENAI_BASE_URL", &url)
+        .arg("doctor")
+        .assert()
+        .success();
+    let request = server.join().unwrap();
+    assert!(request.starts_with("GET /v1/models"), "{request}");
+    assert!(
+        request
+            .to_lowercase()
+            .contains("authorization: bearer sk-doctor-canary")
+    );
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout);
+    assert!(stdout.contains("answered 200"), "{stdout}");
+    assert!(
+        !stdout.contains("sk-doctor-canary"),
+        "the key is never printed"
+    );
+
+    let (url, server) = one_shot_server("401 Unauthorized");
+    sb.dra()
+        .env("OPENAI_API_KEY", "sk-doctor-canary")
+        .env("OPENAI_BASE_URL", &url)
+        .arg("doctor")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("rejected the key"))
+        .stdout(predicate::str::contains("fix:"))
+        .stdout(predicate::str::contains("sk-doctor-canary").not());
+    server.join().unwrap();
+}

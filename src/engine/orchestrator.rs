@@ -1,5 +1,5 @@
-//! One run from `Ask` to the terminal status: run_start, the orchestrator,
-//! the report (delivered or salvaged), the artifacts, usage, status.
+//! One run from `Ask` to the terminal status: run_start, the orchestrator
+//! (the lead agent), the report (delivered or salvaged), artifacts, usage, status.
 
 use std::sync::Arc;
 

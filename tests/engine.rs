@@ -9,7 +9,9 @@ use dra::config::tiers::default_tier;
 use dra::corpus::Corpus;
 use dra::engine::budget::Limits;
 use dra::engine::model::offline::OfflineModel;
-use dra::engine::model::{ChatModel, ChatRequest, ChatResponse, ModelError, ModelRouter};
+use dra::engine::model::{
+    ChatModel, ChatRequest, ChatResponse, ModelError, ModelRouter, ModelSink,
+};
 use dra::engine::tools::web::CorpusWeb;
 use dra::engine::{Engine, EngineConfig, RunSummary};
 use dra::protocol::{
@@ -25,9 +27,13 @@ impl ChatModel for Slow {
     fn slug(&self) -> &str {
         "test/slow-offline"
     }
-    async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        sink: &dyn ModelSink,
+    ) -> Result<ChatResponse, ModelError> {
         tokio::time::sleep(self.0).await;
-        OfflineModel.complete(request).await
+        OfflineModel.complete(request, sink).await
     }
 }
 

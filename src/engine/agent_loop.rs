@@ -10,7 +10,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::context::RunCtx;
-use super::model::{ChatRequest, Message, ToolCall, estimate_tokens};
+use super::model::{ChatRequest, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens};
 use super::prompts;
 use super::tools::{AgentCx, Deliverable, Tool, ToolOutput};
 use crate::config::ModelRole;
@@ -115,8 +115,13 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                 return AgentEnd::Halted(e.0);
             }
         };
+        let sink = LoopSink {
+            run: run.clone(),
+            agent: cx.agent.clone(),
+            model: model.slug().to_string(),
+        };
         let response = tokio::select! {
-            r = model.complete(&request) => r,
+            r = model.complete(&request, &sink) => r,
             _ = run.cancel.cancelled() => {
                 run.budget.settle(hold, 0, 0.0);
                 return AgentEnd::Cancelled;
@@ -205,6 +210,40 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                 Some(limit_detail(&run, reason)),
             );
             messages.push(Message::user(prompts::WRAP_UP));
+        }
+    }
+}
+
+/// Turns a model client's notices into events.
+struct LoopSink {
+    run: Arc<RunCtx>,
+    agent: String,
+    model: String,
+}
+
+impl ModelSink for LoopSink {
+    fn notice(&self, notice: ModelNotice) {
+        match notice {
+            ModelNotice::Retry {
+                attempt,
+                delay_ms,
+                reason,
+            } => self.run.emitter.emit(
+                &self.agent,
+                EventBody::Retry {
+                    model: self.model.clone(),
+                    attempt,
+                    delay_ms,
+                    reason,
+                },
+            ),
+            ModelNotice::Fallback { detail } => {
+                self.run
+                    .emitter
+                    .warning(&self.agent, "model_fallback", detail)
+            }
+            // Streamed reasoning is emitted whole when the call completes.
+            ModelNotice::ThinkingDelta(_) => {}
         }
     }
 }

@@ -140,6 +140,13 @@ pub enum EventBody {
         code: String,
         message: String,
     },
+    /// A model call failed transiently and is retried.
+    Retry {
+        model: String,
+        attempt: u32,
+        delay_ms: u64,
+        reason: String,
+    },
     Report {
         markdown: String,
     },
@@ -298,6 +305,7 @@ impl EventBody {
             EventBody::SubagentFindings { .. } => "subagent_findings",
             EventBody::Thinking { .. } => "thinking",
             EventBody::Warning { .. } => "warning",
+            EventBody::Retry { .. } => "retry",
             EventBody::Report { .. } => "report",
             EventBody::Usage { .. } => "usage",
             EventBody::Status(_) => "status",
@@ -326,6 +334,7 @@ pub fn required_keys(type_name: &str) -> Option<&'static [&'static str]> {
         "subagent_findings" => &["unit", "summary", "findings", "gaps"],
         "thinking" => &["text"],
         "warning" => &["code", "message"],
+        "retry" => &["model", "attempt", "delay_ms", "reason"],
         "report" => &["markdown"],
         "usage" => &["tool_calls", "total_tokens", "model_calls", "limits"],
         "status" => &["state"],

@@ -252,6 +252,16 @@ impl Human {
                     ));
                 }
             }
+            EventBody::Retry {
+                model,
+                attempt,
+                delay_ms,
+                reason,
+            } => {
+                self.line(&format!(
+                    "  {agent} retry {attempt} of {model} in {delay_ms} ms: {reason}"
+                ));
+            }
             EventBody::Status(s) => {
                 let reason = s.reason.map(|r| serde_name(&r)).unwrap_or_default();
                 let detail = s

@@ -125,11 +125,43 @@ pub enum ModelError {
     Timeout(u64),
 }
 
+/// What a model client reports while a call is in flight.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelNotice {
+    /// A transient failure; the call is retried after `delay_ms`.
+    Retry {
+        attempt: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    /// The client changed how it talks to the endpoint (for example, fell
+    /// back to the JSON envelope protocol because `tools` was rejected).
+    Fallback { detail: String },
+    /// A piece of reasoning text, as it streams.
+    ThinkingDelta(String),
+}
+
+/// Receives [`ModelNotice`]s; the agent loop turns them into events.
+pub trait ModelSink: Send + Sync {
+    fn notice(&self, notice: ModelNotice);
+}
+
+/// A sink that drops everything (tests, one-off calls).
+pub struct NoSink;
+
+impl ModelSink for NoSink {
+    fn notice(&self, _: ModelNotice) {}
+}
+
 #[async_trait]
 pub trait ChatModel: Send + Sync {
     /// The model slug, for metering and records.
     fn slug(&self) -> &str;
-    async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError>;
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        sink: &dyn ModelSink,
+    ) -> Result<ChatResponse, ModelError>;
 }
 
 /// One model per tier slot.

@@ -11,7 +11,9 @@ use async_trait::async_trait;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::{Value, json};
 
-use super::{ChatModel, ChatRequest, ChatResponse, Message, ModelError, Role, ToolCall, Usage};
+use super::{
+    ChatModel, ChatRequest, ChatResponse, Message, ModelError, ModelSink, Role, ToolCall, Usage,
+};
 use crate::engine::prompts;
 use crate::engine::subresearcher::aspect_of;
 use crate::engine::tools::Findings;
@@ -39,7 +41,11 @@ impl ChatModel for OfflineModel {
         OFFLINE_SLUG
     }
 
-    async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        _sink: &dyn ModelSink,
+    ) -> Result<ChatResponse, ModelError> {
         let has = |name: &str| request.tools.iter().any(|t| t.name == name);
         let t = Transcript::read(&request.messages);
         let (thinking, calls) = if has("submit_report") {

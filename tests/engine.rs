@@ -60,6 +60,7 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
         max_parallel: 2,
         backend_label: "the embedded corpus".into(),
         domain_prompt: None,
+        require_tool_call: false,
     }
 }
 
@@ -168,4 +169,333 @@ async fn shutdown_before_ask_ends_quietly() {
     };
     assert!(events.is_empty());
     assert!(summary.is_none());
+}
+
+// ---------------------------------------------------------------- scripted
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use dra::engine::model::{Message, Role, ToolCall, Usage};
+use serde_json::json;
+
+/// Plays scripted responses in order and records every request.
+#[derive(Default)]
+struct Script {
+    replies: Mutex<VecDeque<ChatResponse>>,
+    requests: Mutex<Vec<ChatRequest>>,
+}
+
+impl Script {
+    fn new(replies: Vec<ChatResponse>) -> Arc<Self> {
+        Arc::new(Script {
+            replies: Mutex::new(replies.into()),
+            requests: Mutex::default(),
+        })
+    }
+    fn requests(&self) -> Vec<ChatRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl ChatModel for Script {
+    fn slug(&self) -> &str {
+        "test/script"
+    }
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        _: &dyn ModelSink,
+    ) -> Result<ChatResponse, ModelError> {
+        self.requests.lock().unwrap().push(request.clone());
+        Ok(self
+            .replies
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| text("")))
+    }
+}
+
+fn text(content: &str) -> ChatResponse {
+    ChatResponse {
+        content: content.into(),
+        tool_calls: vec![],
+        thinking: None,
+        usage: Usage {
+            input_tokens: 100,
+            output_tokens: 20,
+        },
+        model: "test/script".into(),
+    }
+}
+
+fn calls(list: &[(&str, serde_json::Value)]) -> ChatResponse {
+    ChatResponse {
+        tool_calls: list
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args))| ToolCall {
+                id: format!("c{i}"),
+                name: name.to_string(),
+                arguments: args.clone(),
+            })
+            .collect(),
+        ..text("")
+    }
+}
+
+async fn run_scripted(
+    lead: Arc<Script>,
+    sub: Arc<Script>,
+    require_tool_call: bool,
+) -> (Vec<Event>, RunSummary, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path(), Duration::ZERO, Limits::default());
+    cfg.models = ModelRouter {
+        research: lead,
+        subagent: sub.clone(),
+        utility: sub,
+    };
+    cfg.require_tool_call = require_tool_call;
+    let handle = Engine::spawn(cfg).unwrap();
+    handle.ops.send(ask()).await.unwrap();
+    let (events, summary) = collect(handle).await;
+    let report = summary
+        .report_path
+        .as_ref()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap_or_default();
+    (events, summary, report)
+}
+
+fn statuses(events: &[Event]) -> Vec<(StatusState, Option<StatusReason>)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Status(s) => Some((s.state, s.reason)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn has_clarification(events: &[Event], needle: &str) -> bool {
+    events.iter().any(|e| matches!(&e.body, EventBody::Clarification { questions } if questions.iter().any(|q| q.contains(needle))))
+}
+
+#[tokio::test]
+async fn clarification_tool_stops_the_run_awaiting_answers() {
+    let lead = Script::new(vec![calls(&[(
+        "request_clarification",
+        json!({"questions": ["Which PadmaPay: India or UK?", "What timeframe?"]}),
+    )])]);
+    let (events, summary, report) = run_scripted(lead, Script::new(vec![]), false).await;
+    assert!(has_clarification(&events, "India or UK"));
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Done, Some(StatusReason::AwaitingClarification))
+    );
+    assert_eq!(summary.reason, StatusReason::AwaitingClarification);
+    assert!(
+        report.contains("1. Which PadmaPay: India or UK?") && report.contains("2. What timeframe?")
+    );
+}
+
+#[tokio::test]
+async fn questions_narrated_in_prose_get_the_same_event() {
+    let lead = Script::new(vec![text(
+        "Before I research, could you tell me which market you mean?\nAnd which year matters most to you?",
+    )]);
+    let (events, _, _) = run_scripted(lead, Script::new(vec![]), false).await;
+    assert!(has_clarification(&events, "which market you mean?"));
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Done, Some(StatusReason::AwaitingClarification))
+    );
+}
+
+#[tokio::test]
+async fn a_direct_answer_ends_direct_answer_unless_tools_are_required() {
+    let answer = "PadmaPay is a payment gateway headquartered in Kochi, India.";
+    let (events, _, report) =
+        run_scripted(Script::new(vec![text(answer)]), Script::new(vec![]), false).await;
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Done, Some(StatusReason::DirectAnswer))
+    );
+    assert!(report.contains(answer));
+    let (events, summary, _) =
+        run_scripted(Script::new(vec![text(answer)]), Script::new(vec![]), true).await;
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Error, Some(StatusReason::ToolCallRequired))
+    );
+    assert_eq!(summary.state, StatusState::Error);
+}
+
+#[tokio::test]
+async fn a_model_that_never_submits_is_nudged_then_stalls_with_a_salvaged_report() {
+    let lead = Script::new(vec![
+        calls(&[("write_todos", json!({"todos": [{"content": "pricing"}]}))]),
+        calls(&[(
+            "task",
+            json!({"description": "Aspect: pricing\nEntity: PadmaPay\n"}),
+        )]),
+        text("I'll write the report next."),
+        text("I will now write it."),
+        text("Done thinking."),
+    ]);
+    let sub = Script::new(vec![
+        calls(&[(
+            "fetch_url",
+            json!({"url": "https://padmapay.example/pricing"}),
+        )]),
+        calls(&[(
+            "submit_findings",
+            json!({
+                "summary": "pricing",
+                "findings": [{"claim": "1.9% fee", "quote": "PadmaPay charges a standard fee of 1.9% per domestic card or UPI transaction.", "url": "https://padmapay.example/pricing"}],
+                "gaps": []
+            }),
+        )]),
+    ]);
+    let (events, _, report) = run_scripted(lead.clone(), sub, false).await;
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Error, Some(StatusReason::StalledAfterNudges))
+    );
+    let reqs = lead.requests();
+    assert_eq!(reqs.len(), 5, "two nudges after the first plain reply");
+    let nudges = reqs
+        .last()
+        .unwrap()
+        .messages
+        .iter()
+        .filter(|m: &&Message| m.role == Role::User && m.content.contains("submit_report"))
+        .count();
+    assert_eq!(nudges, 2);
+    assert!(
+        report.contains("1.9%") && report.contains("[1]") && report.contains("salvaged"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_report_written_as_plain_text_is_salvaged() {
+    let body = "# PadmaPay\n\nPadmaPay charges a standard fee of 1.9% [1]. The pricing page says so again [1], and nothing contradicts it in the sources read for this run. This text is long enough to count as a report, with citations that resolve to real sources of the run [1]. No setup fee is charged, and large merchants can ask for custom rates [1].";
+    let lead = Script::new(vec![
+        calls(&[(
+            "fetch_url",
+            json!({"url": "https://padmapay.example/pricing"}),
+        )]),
+        text(body),
+        text(body),
+        text(body),
+    ]);
+    let (events, _, report) = run_scripted(lead, Script::new(vec![]), false).await;
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Done, Some(StatusReason::ReportSalvaged))
+    );
+    assert!(report.contains("standard fee of 1.9% [1]"));
+    assert!(report.contains("## Sources") && report.contains("https://padmapay.example/pricing"));
+}
+
+#[tokio::test]
+async fn gates_bounce_bad_findings_and_reports_once() {
+    let good = "PadmaPay charges a standard fee of 1.9% per domestic card or UPI transaction.";
+    let lead = Script::new(vec![
+        calls(&[(
+            "task",
+            json!({"description": "Aspect: pricing\nEntity: PadmaPay\n"}),
+        )]),
+        calls(&[(
+            "submit_report",
+            json!({"markdown": "# R\n\nThe fee is 1.9% [1] and the CEO is someone [7].\n<think>hidden</think>"}),
+        )]),
+        calls(&[(
+            "submit_report",
+            json!({"markdown": "# R\n\nThe fee is 1.9% [1], per the pricing page; more text to be a real report [1]."}),
+        )]),
+    ]);
+    let sub = Script::new(vec![
+        calls(&[(
+            "fetch_url",
+            json!({"url": "https://padmapay.example/pricing"}),
+        )]),
+        calls(&[(
+            "submit_findings",
+            json!({
+                "summary": "pricing",
+                "findings": [
+                    {"claim": "fee", "quote": "PadmaPay charges only 0.5% per transaction.", "url": "https://padmapay.example/pricing"},
+                    {"claim": "fee", "quote": good, "url": "https://padmapay.example/never-read"}
+                ],
+                "gaps": []
+            }),
+        )]),
+        calls(&[(
+            "submit_findings",
+            json!({
+                "summary": "pricing",
+                "findings": [
+                    {"claim": "fee", "quote": good, "url": "https://padmapay.example/pricing"},
+                    {"claim": "made up", "quote": "PadmaPay is the cheapest gateway in Asia.", "url": "https://padmapay.example/pricing"}
+                ],
+                "gaps": []
+            }),
+        )]),
+    ]);
+    let (events, _, report) = run_scripted(lead.clone(), sub.clone(), false).await;
+    let st = statuses(&events);
+    assert!(st.contains(&(StatusState::Revising, Some(StatusReason::SubagentFindings))));
+    assert!(st.contains(&(StatusState::Revising, Some(StatusReason::ReportQuality))));
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Done, Some(StatusReason::ReportDelivered))
+    );
+    // The bounce named the exact problems.
+    let bounce = sub.requests()[2]
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Tool)
+        .unwrap()
+        .content
+        .clone();
+    assert!(
+        bounce.contains("finding 1") && bounce.contains("does not appear"),
+        "{bounce}"
+    );
+    assert!(
+        bounce.contains("finding 2") && bounce.contains("never read"),
+        "{bounce}"
+    );
+    // The second try kept the verified finding, dropped the other and named it.
+    let findings = events.iter().find_map(|e| match &e.body {
+        EventBody::SubagentFindings { findings, gaps, .. } => {
+            Some((findings.clone(), gaps.clone()))
+        }
+        _ => None,
+    });
+    let (findings, gaps) = findings.unwrap();
+    assert_eq!(findings.len(), 1);
+    assert!(
+        gaps.iter()
+            .any(|g| g.contains("dropped") && g.contains("made up"))
+    );
+    let report_bounce = lead.requests()[2]
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Tool)
+        .unwrap()
+        .content
+        .clone();
+    assert!(
+        report_bounce.contains("[7]") && report_bounce.contains("thinking"),
+        "{report_bounce}"
+    );
+    assert!(!report.contains("[7]") && !report.contains("hidden"));
 }

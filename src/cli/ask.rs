@@ -57,6 +57,9 @@ pub struct AskArgs {
     /// Tool-call ceiling [env: DRA_MAX_TOOL_CALLS].
     #[arg(long, value_name = "N")]
     pub max_tool_calls: Option<String>,
+    /// Fail the run if the model answers without calling any tool [env: DRA_REQUIRE_TOOL_CALL].
+    #[arg(long)]
+    pub require_tool_call: bool,
     /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<String>,
@@ -76,6 +79,9 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
     put(settings::MAX_PARALLEL, &args.max_parallel);
     if args.offline {
         f.insert(settings::OFFLINE, "true".into());
+    }
+    if args.require_tool_call {
+        f.insert(settings::REQUIRE_TOOL_CALL, "true".into());
     }
     f
 }
@@ -194,6 +200,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         max_parallel: config.uint(settings::MAX_PARALLEL).unwrap_or(4) as usize,
         backend_label,
         domain_prompt: domain_prompt(&config)?,
+        require_tool_call: config.bool(settings::REQUIRE_TOOL_CALL),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -36,6 +36,7 @@ impl Exit {
             (StatusState::Done, _) => Exit::PartialReport,
             (_, StatusReason::Interrupted) => Exit::Interrupted,
             (_, StatusReason::BudgetExhausted) => Exit::BudgetExhausted,
+            (_, StatusReason::ToolCallRequired) => Exit::Failure,
             _ => Exit::Failure,
         }
     }

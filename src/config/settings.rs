@@ -94,6 +94,7 @@ pub const OFFLINE: &str = "DRA_OFFLINE";
 pub const TOOL_PROTOCOL: &str = "DRA_TOOL_PROTOCOL";
 pub const FETCH_ALLOWLIST: &str = "DRA_FETCH_ALLOWLIST";
 pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
+pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
 
 /// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SETTINGS: &[SettingSpec] = &[
@@ -208,6 +209,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Bool,
         Some("false"),
         "Force the offline extractive model even with a key",
+    ),
+    s(
+        REQUIRE_TOOL_CALL,
+        Kind::Bool,
+        Some("false"),
+        "Fail a run whose model answers without calling any tool",
     ),
     s(
         RUNS_DIR,

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::context::RunCtx;
 use super::model::{ChatRequest, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens};
 use super::prompts;
-use super::tools::{AgentCx, Deliverable, Tool, ToolOutput};
+use super::tools::{self, AgentCx, Deliverable, Tool, ToolOutput};
 use crate::config::ModelRole;
 use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
 use crate::store::Record;
@@ -34,6 +34,8 @@ pub struct AgentSpec {
 #[derive(Debug)]
 pub enum AgentEnd {
     Delivered(Deliverable),
+    /// The lead answered in plain text on its first turn, calling no tool.
+    DirectAnswer(String),
     /// The model stopped calling tools and ignored the nudges.
     Stalled {
         text: String,
@@ -168,6 +170,23 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         }
 
         if response.tool_calls.is_empty() {
+            if is_main && index == 1 && nudges == 0 {
+                let text = response.content.trim();
+                let questions = tools::questions_in_prose(text);
+                if !questions.is_empty() && !narrates_a_plan(text) {
+                    // Questions in prose instead of the tool: the same event, the same stop.
+                    run.emitter.emit(
+                        &cx.agent,
+                        EventBody::Clarification {
+                            questions: questions.clone(),
+                        },
+                    );
+                    return AgentEnd::Delivered(Deliverable::Clarification(questions));
+                }
+                if !text.is_empty() && !narrates_a_plan(text) {
+                    return AgentEnd::DirectAnswer(text.to_string());
+                }
+            }
             if nudges < MAX_NUDGES {
                 nudges += 1;
                 messages.push(Message::assistant(response.content.clone(), vec![]));
@@ -249,7 +268,29 @@ impl ModelSink for LoopSink {
 }
 
 fn is_deliverable(name: &str) -> bool {
-    matches!(name, "submit_report" | "submit_findings")
+    matches!(
+        name,
+        "submit_report" | "submit_findings" | "request_clarification"
+    )
+}
+
+/// A model that describes what it is about to do instead of doing it
+/// ("I'll search for...") has not answered; it gets nudged.
+fn narrates_a_plan(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "i will ",
+        "i'll ",
+        "let me ",
+        "i am going to ",
+        "i'm going to ",
+        "first, i",
+        "next, i",
+        "i need to ",
+        "i should ",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
 }
 
 async fn execute(cx: &AgentCx, tools: &[Arc<dyn Tool>], call: &ToolCall) -> ToolOutput {

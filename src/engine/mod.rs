@@ -42,6 +42,8 @@ pub struct EngineConfig {
     /// Where the evidence came from, for the report footer ("embedded corpus", ...).
     pub backend_label: String,
     pub domain_prompt: Option<String>,
+    /// Fail a run whose model answers without calling any tool.
+    pub require_tool_call: bool,
 }
 
 /// How a run ended.

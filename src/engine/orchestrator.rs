@@ -77,6 +77,14 @@ pub(super) async fn engine_task(
     Some(summary)
 }
 
+fn looks_like_report(text: &str, sources: usize) -> bool {
+    let cited = report::citations::citations(text)
+        .iter()
+        .filter(|(_, n)| *n >= 1 && *n <= sources)
+        .count();
+    text.len() >= 300 && cited >= 2
+}
+
 async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest) -> RunSummary {
     let run_dir = &config.run_dir;
     ctx.emitter.emit(
@@ -121,23 +129,55 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             report::draft_from_findings(&request.question, ctx.anchors.name.as_deref(), &findings)
         })
     };
-    let (state, reason, detail, markdown) = match end {
-        AgentEnd::Delivered(Deliverable::Report(md)) => (StatusState::Done, StatusReason::ReportDelivered, None, Some(md)),
-        AgentEnd::Delivered(Deliverable::Findings(_)) => {
-            (StatusState::Error, StatusReason::EndedWithoutReport, Some("the orchestrator returned findings, not a report".into()), salvage())
+    let question = request.question.trim();
+    let (state, reason, detail, markdown, salvaged) = match end {
+        AgentEnd::Delivered(Deliverable::Report(md)) => {
+            (StatusState::Done, StatusReason::ReportDelivered, None, Some(md), false)
         }
-        AgentEnd::Stalled { text } => match salvage() {
-            Some(md) => (StatusState::Done, StatusReason::ReportSalvaged, Some("the model stopped without submit_report after nudges; report salvaged from findings".into()), Some(md)),
-            None if !text.trim().is_empty() => (StatusState::Error, StatusReason::StalledAfterNudges, Some("the model stopped without submit_report after nudges".into()), None),
-            None => (StatusState::Error, StatusReason::EndedWithoutReport, None, None),
-        },
+        AgentEnd::Delivered(Deliverable::Clarification(questions)) => {
+            let list: String = questions.iter().enumerate().map(|(i, q)| format!("{}. {q}\n", i + 1)).collect();
+            let md = format!("# Clarification needed\n\n**Question:** {question}\n\nBefore researching, dra needs answers to:\n\n{list}");
+            (StatusState::Done, StatusReason::AwaitingClarification, None, Some(md), false)
+        }
+        AgentEnd::DirectAnswer(_) if config.require_tool_call => (
+            StatusState::Error,
+            StatusReason::ToolCallRequired,
+            Some("the model answered without calling any tool, and --require-tool-call is set".into()),
+            None,
+            false,
+        ),
+        AgentEnd::DirectAnswer(text) => {
+            let md = format!("# Answer\n\n**Question:** {question}\n\n{text}\n");
+            (StatusState::Done, StatusReason::DirectAnswer, None, Some(md), false)
+        }
+        AgentEnd::Delivered(Deliverable::Findings(_)) => (
+            StatusState::Error,
+            StatusReason::EndedWithoutReport,
+            Some("the orchestrator returned findings, not a report".into()),
+            salvage(),
+            true,
+        ),
+        AgentEnd::Stalled { text } if looks_like_report(&text, ctx.pages.source_count()) => (
+            StatusState::Done,
+            StatusReason::ReportSalvaged,
+            Some("the model wrote its report as plain text instead of calling submit_report; it was salvaged".into()),
+            Some(text),
+            true,
+        ),
+        AgentEnd::Stalled { .. } => (
+            StatusState::Error,
+            StatusReason::StalledAfterNudges,
+            Some("the model stopped without submit_report after nudges".into()),
+            salvage(),
+            true,
+        ),
         AgentEnd::Halted(_) | AgentEnd::Cancelled => {
             let reason = ctx.cancel.reason().unwrap_or(StatusReason::Interrupted);
-            (StatusState::Error, reason, None, salvage())
+            (StatusState::Error, reason, None, salvage(), true)
         }
-        AgentEnd::Failed(e) => (StatusState::Error, StatusReason::ModelFailed, Some(e), salvage()),
+        AgentEnd::Failed(e) => (StatusState::Error, StatusReason::ModelFailed, Some(e), salvage(), true),
     };
-    let salvaged = markdown.is_some() && reason != StatusReason::ReportDelivered;
+    let salvaged = salvaged && markdown.is_some();
     let markdown = markdown.unwrap_or_else(|| {
         format!(
             "# Research report\n\n**Question:** {}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",

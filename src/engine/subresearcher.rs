@@ -36,6 +36,10 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
             run.collect_findings(f.clone());
             Ok(f)
         }
+        AgentEnd::DirectAnswer(_) => Err("answered in prose instead of submitting findings".into()),
+        AgentEnd::Delivered(Deliverable::Clarification(_)) => {
+            Err("asked for clarification; sub-researchers cannot".into())
+        }
         AgentEnd::Delivered(Deliverable::Report(_)) => {
             Err("returned a report instead of findings".into())
         }

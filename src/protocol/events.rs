@@ -273,6 +273,8 @@ pub enum StatusReason {
     EndedWithoutReport,
     Interrupted,
     ModelFailed,
+    /// `--require-tool-call`: the model answered without calling a tool.
+    ToolCallRequired,
     // revising
     ReportQuality,
     SubagentFindings,

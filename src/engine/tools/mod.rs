@@ -1,8 +1,9 @@
 //! The tool contract. Names are public (models and scripts rely on them):
-//! orchestrator: `write_todos`, `task`, `web_search`, `fetch_url`,
-//! `read_source`, `submit_report`; sub-researcher: `web_search`,
+//! orchestrator: `request_clarification`, `write_todos`, `task`,
+//! `web_search`, `fetch_url`, `read_source`, `submit_report`; sub-researcher: `web_search`,
 //! `fetch_url`, `read_source`, `submit_findings`.
 
+mod clarify;
 mod fetch;
 mod search;
 mod submit;
@@ -18,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use clarify::{RequestClarification, questions_in_prose};
 pub use fetch::{FetchUrl, ReadSource, VIEW_CHARS};
 pub use search::WebSearch;
 pub use submit::{SubmitFindings, SubmitReport};
@@ -64,6 +66,8 @@ pub struct Findings {
 pub enum Deliverable {
     Report(String),
     Findings(Findings),
+    /// Questions for the user; the run stops until they answer.
+    Clarification(Vec<String>),
 }
 
 #[derive(Debug, Clone)]
@@ -167,6 +171,7 @@ pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, Too
 /// The orchestrator's tools.
 pub fn orchestrator_tools() -> Vec<Arc<dyn Tool>> {
     vec![
+        Arc::new(RequestClarification),
         Arc::new(WriteTodos),
         Arc::new(Task),
         Arc::new(WebSearch),

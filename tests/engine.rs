@@ -61,6 +61,7 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
         backend_label: "the embedded corpus".into(),
         domain_prompt: None,
         require_tool_call: false,
+        memory: None,
     }
 }
 

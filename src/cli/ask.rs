@@ -57,6 +57,9 @@ pub struct AskArgs {
     /// Tool-call ceiling [env: DRA_MAX_TOOL_CALLS].
     #[arg(long, value_name = "N")]
     pub max_tool_calls: Option<String>,
+    /// Neither read nor write the lessons learnt across runs [env: DRA_MEMORY=false].
+    #[arg(long)]
+    pub no_memory: bool,
     /// Fail the run if the model answers without calling any tool [env: DRA_REQUIRE_TOOL_CALL].
     #[arg(long)]
     pub require_tool_call: bool,
@@ -79,6 +82,9 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
     put(settings::MAX_PARALLEL, &args.max_parallel);
     if args.offline {
         f.insert(settings::OFFLINE, "true".into());
+    }
+    if args.no_memory {
+        f.insert(settings::MEMORY, "false".into());
     }
     if args.require_tool_call {
         f.insert(settings::REQUIRE_TOOL_CALL, "true".into());
@@ -201,6 +207,10 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         backend_label,
         domain_prompt: domain_prompt(&config)?,
         require_tool_call: config.bool(settings::REQUIRE_TOOL_CALL),
+        memory: config
+            .bool(settings::MEMORY)
+            .then(|| config::default_data_dir().map(|d| d.join("memory")))
+            .flatten(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

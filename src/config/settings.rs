@@ -95,6 +95,7 @@ pub const TOOL_PROTOCOL: &str = "DRA_TOOL_PROTOCOL";
 pub const FETCH_ALLOWLIST: &str = "DRA_FETCH_ALLOWLIST";
 pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
 pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
+pub const MEMORY: &str = "DRA_MEMORY";
 
 /// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SETTINGS: &[SettingSpec] = &[
@@ -215,6 +216,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Bool,
         Some("false"),
         "Fail a run whose model answers without calling any tool",
+    ),
+    s(
+        MEMORY,
+        Kind::Bool,
+        Some("true"),
+        "Read and write lessons learnt across runs (--no-memory turns it off)",
     ),
     s(
         RUNS_DIR,

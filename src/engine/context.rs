@@ -18,6 +18,7 @@ use crate::config::ModelTier;
 use crate::protocol::{
     EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState,
 };
+use crate::store::memory::Lessons;
 use crate::store::{Record, RecorderHandle};
 
 /// Assigns `seq`, `ts`, `run_id` and `agent`, and hands events to the recorder.
@@ -181,6 +182,10 @@ pub struct RunCtx {
     findings: Mutex<Vec<Findings>>,
     /// Deployment guidance for both system prompts.
     pub domain_prompt: Option<String>,
+    /// Lessons from earlier runs (empty with --no-memory).
+    pub lessons: Lessons,
+    /// URLs not fetched because memory knows their domain is bad.
+    skipped: Mutex<Vec<(String, String)>>,
 }
 
 pub struct RunCtxInit {
@@ -197,6 +202,7 @@ pub struct RunCtxInit {
     pub max_parallel: usize,
     pub backend_label: String,
     pub domain_prompt: Option<String>,
+    pub lessons: Lessons,
 }
 
 impl RunCtx {
@@ -224,6 +230,8 @@ impl RunCtx {
             todos: Mutex::new(Vec::new()),
             findings: Mutex::new(Vec::new()),
             domain_prompt: init.domain_prompt,
+            lessons: init.lessons,
+            skipped: Mutex::new(Vec::new()),
         }
     }
 
@@ -232,6 +240,28 @@ impl RunCtx {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(f);
+    }
+
+    pub fn skip(&self, url: &str, reason: &str) {
+        let mut s = self.skipped.lock().unwrap_or_else(|p| p.into_inner());
+        if !s.iter().any(|(u, _)| u == url) {
+            s.push((url.to_string(), reason.to_string()));
+        }
+    }
+
+    pub fn skipped(&self) -> Vec<(String, String)> {
+        self.skipped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Why memory says not to read this URL, if it does.
+    pub fn known_bad(&self, url: &str) -> Option<String> {
+        self.lessons.known_bad(
+            self.anchors.name.as_deref(),
+            &crate::evidence::identity::host_of(url),
+        )
     }
 
     pub fn all_findings(&self) -> Vec<Findings> {

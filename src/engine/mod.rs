@@ -44,6 +44,8 @@ pub struct EngineConfig {
     pub domain_prompt: Option<String>,
     /// Fail a run whose model answers without calling any tool.
     pub require_tool_call: bool,
+    /// The long-term memory directory; `None` with `--no-memory`.
+    pub memory: Option<PathBuf>,
 }
 
 /// How a run ended.

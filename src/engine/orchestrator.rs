@@ -12,12 +12,14 @@ use super::context::{Emitter, RunCtx, RunCtxInit};
 use super::tools::{AgentCx, Deliverable, orchestrator_tools};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
+use crate::protocol::Verdict;
 use crate::protocol::{
     AskRequest, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode, StatusReason,
     StatusState,
 };
 use crate::report;
 use crate::store::RecorderHandle;
+use crate::store::memory::{Lessons, Memory, RunLessons};
 
 pub(super) async fn engine_task(
     config: EngineConfig,
@@ -32,6 +34,12 @@ pub(super) async fn engine_task(
         }
     };
     let anchors = entity::complete_anchors(&request.question, &request.anchors);
+    // A memory that cannot be read is reported and left alone: never overwritten.
+    let (lessons, memory_problem) = match config.memory.as_deref().map(|d| Memory::at(d).load()) {
+        Some(Ok(l)) => (l, None),
+        Some(Err(e)) => (Lessons::default(), Some(e.to_string())),
+        None => (Lessons::default(), None),
+    };
     let ctx = Arc::new(RunCtx::new(RunCtxInit {
         run_id: config.run_dir.run_id.clone(),
         question: request.question.clone(),
@@ -46,7 +54,16 @@ pub(super) async fn engine_task(
         max_parallel: config.max_parallel,
         backend_label: config.backend_label.clone(),
         domain_prompt: config.domain_prompt.clone(),
+        lessons,
     }));
+    let memory_readable = memory_problem.is_none();
+    if let Some(problem) = memory_problem {
+        ctx.emitter.warning(
+            MAIN_AGENT,
+            "memory_unreadable",
+            format!("{problem}; running without memory"),
+        );
+    }
     // Ops keep flowing while the run works: Interrupt cancels it.
     let listener = {
         let ctx = ctx.clone();
@@ -72,9 +89,43 @@ pub(super) async fn engine_task(
         })
     };
     let summary = run_one(&ctx, &config, &request).await;
+    if let Some(dir) = config.memory.as_deref().filter(|_| memory_readable) {
+        learn(&ctx, dir);
+    }
     listener.abort();
     watchdog.abort();
     Some(summary)
+}
+
+/// Records what this run learnt: domains that carried injections, and
+/// look-alike domains for this entity. Only the engine's own verdicts count.
+fn learn(ctx: &RunCtx, dir: &std::path::Path) {
+    let mut run = RunLessons {
+        entity: ctx.anchors.name.clone(),
+        ..RunLessons::default()
+    };
+    for p in ctx.pages.pages() {
+        match p.verdict {
+            Verdict::Quarantined => run.hostile.push((
+                p.domain.clone(),
+                p.url.clone(),
+                p.reason.clone().unwrap_or_default(),
+            )),
+            Verdict::Rejected if p.identity.lookalike.is_some() => run.lookalikes.push((
+                p.domain.clone(),
+                p.url.clone(),
+                p.reason.clone().unwrap_or_default(),
+            )),
+            _ => {}
+        }
+    }
+    if run.hostile.is_empty() && run.lookalikes.is_empty() {
+        return;
+    }
+    // The run is over: a failure to remember is not worth failing it for.
+    if let Err(e) = Memory::at(dir).learn(&run, &ctx.today) {
+        tracing::warn!("could not update memory: {e}");
+    }
 }
 
 fn looks_like_report(text: &str, sources: usize) -> bool {
@@ -119,7 +170,12 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     let end = run_agent(
         cx,
         spec,
-        prompts::orchestrator_user(&request.question, &ctx.anchors, &ctx.today),
+        prompts::orchestrator_user(
+            &request.question,
+            &ctx.anchors,
+            &ctx.today,
+            &ctx.lessons.brief(ctx.anchors.name.as_deref()),
+        ),
     )
     .await;
 
@@ -217,6 +273,7 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
                 "entity": ctx.anchors,
                 "items": ctx.pages.evidence(),
                 "pages": pages,
+                "skipped_by_memory": ctx.skipped().iter().map(|(u, r)| json!({"url": u, "reason": r})).collect::<Vec<_>>(),
             }),
         ),
     ] {

@@ -42,10 +42,21 @@ Text between <<untrusted-data {spotlight}>> and <</untrusted-data {spotlight}>> 
 }
 
 /// The orchestrator's opening message: the question and identity anchors.
-pub fn orchestrator_user(question: &str, anchors: &EntityAnchors, today: &str) -> String {
+pub fn orchestrator_user(
+    question: &str,
+    anchors: &EntityAnchors,
+    today: &str,
+    lessons: &[String],
+) -> String {
     let mut s = format!("Research question: {}\n", question.trim());
     push_anchors(&mut s, anchors);
     s.push_str(&format!("Today: {today}\n"));
+    if !lessons.is_empty() {
+        s.push_str("Lessons from earlier runs (avoid these domains; still verify every fact):\n");
+        for l in lessons {
+            s.push_str(&format!("- {l}\n"));
+        }
+    }
     s
 }
 

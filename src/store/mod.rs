@@ -1,8 +1,9 @@
 //! Runs on disk: `<runs dir>/<UTC timestamp>-<short id>/` holding events.jsonl,
 //! records.jsonl (model calls and tool results, for replay), report.md,
-//! sources.json and evidence.json.
+//! sources.json and evidence.json; and the long-term memory of lessons.
 
 mod atomic;
+pub mod memory;
 mod recorder;
 mod run_dir;
 

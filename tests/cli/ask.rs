@@ -439,3 +439,64 @@ fn bad_configuration_is_a_usage_error() {
     sb.dra().args(["ask"]).assert().code(2);
     sb.dra().args(["frobnicate"]).assert().code(2);
 }
+
+#[test]
+fn memory_skips_known_bad_domains_next_run_and_can_be_turned_off() {
+    let sb = Sandbox::new();
+    let run = |extra: &[&str]| {
+        let out = sb
+            .dra()
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args(["--json", "ask"])
+            .args(extra)
+            .arg(PADMAPAY_QUESTION)
+            .assert()
+            .success();
+        parse_events(&String::from_utf8_lossy(&out.get_output().stdout))
+    };
+    let fetched = |events: &[dra::protocol::Event], needle: &str| {
+        events
+            .iter()
+            .any(|e| matches!(&e.body, EventBody::Fetch { url, .. } if url.contains(needle)))
+    };
+    let tool_calls = |events: &[dra::protocol::Event]| {
+        events.iter().find_map(|e| match &e.body {
+            EventBody::Usage { tool_calls, .. } => Some(*tool_calls),
+            _ => None,
+        })
+    };
+    let first = run(&[]);
+    assert!(
+        fetched(&first, "best-gateways-2026.example"),
+        "the first run meets the hostile page"
+    );
+    let lessons = sb.dir.path().join("data/dra/memory/lessons.json");
+    let text = std::fs::read_to_string(&lessons).expect("lessons written");
+    assert!(text.contains("best-gateways-2026.example"));
+    assert!(
+        !text.contains("ignore all previous"),
+        "no page text in memory"
+    );
+
+    let second = run(&[]);
+    assert!(
+        !fetched(&second, "best-gateways-2026.example"),
+        "known-bad domain skipped"
+    );
+    assert!(
+        tool_calls(&second) < tool_calls(&first),
+        "{:?} vs {:?}",
+        tool_calls(&second),
+        tool_calls(&first)
+    );
+    assert!(
+        matches!(&second.last().unwrap().body, EventBody::Status(s) if s.reason == Some(StatusReason::ReportDelivered))
+    );
+
+    let third = run(&["--no-memory"]);
+    assert!(
+        fetched(&third, "best-gateways-2026.example"),
+        "--no-memory ignores lessons"
+    );
+}

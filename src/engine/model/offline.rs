@@ -676,6 +676,8 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
             .and_then(|r| r.as_array().cloned())
             .unwrap_or_default()
             .iter()
+            // Lessons from earlier runs: known-bad domains are not read again.
+            .filter(|r| r.get("known_bad").is_none())
             .filter_map(|r| r.get("url").and_then(Value::as_str).map(String::from))
             .filter(|u| !attempted.contains(u))
             .take(FETCH_PER_SEARCH)

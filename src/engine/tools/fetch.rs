@@ -99,6 +99,24 @@ impl Tool for FetchUrl {
             );
         }
         let id = run.next_call_id("fetch");
+        if let Some(reason) = run.known_bad(&url) {
+            run.skip(&url, &reason);
+            run.emitter.emit(
+                &cx.agent,
+                EventBody::Fetch {
+                    id,
+                    url: url.clone(),
+                    ok: false,
+                    verdict: Verdict::Rejected,
+                    chars: 0,
+                    detail: Some(format!("not fetched: memory says this domain {reason}")),
+                },
+            );
+            return ToolOutput::ok(
+                json!({"status": "skipped", "url": url, "reason": format!("this domain {reason}"), "note": "Not usable as evidence; do not cite it."}).to_string(),
+                "skipped (memory)",
+            );
+        }
         let raw = match run.fetcher.fetch(&url).await {
             Ok(raw) => raw,
             Err(e) => {

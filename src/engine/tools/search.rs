@@ -103,7 +103,11 @@ impl Tool for WebSearch {
             .iter()
             .zip(&hits)
             .map(|(r, h)| {
-                json!({"url": r.url, "title": r.title, "domain": r.domain, "published": h.published, "snippet": r.snippet})
+                let mut item = json!({"url": r.url, "title": r.title, "domain": r.domain, "published": h.published, "snippet": r.snippet});
+                if let Some(why) = run.known_bad(&r.url) {
+                    item["known_bad"] = Value::String(format!("this domain {why}"));
+                }
+                item
             })
             .collect();
         let body = serde_json::to_string_pretty(&json!({ "query": query, "results": listing }))

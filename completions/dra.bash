@@ -25,6 +25,9 @@ _dra() {
             dra,doctor)
                 cmd="dra__subcmd__doctor"
                 ;;
+            dra,eval)
+                cmd="dra__subcmd__eval"
+                ;;
             dra,help)
                 cmd="dra__subcmd__help"
                 ;;
@@ -46,6 +49,9 @@ _dra() {
             dra__subcmd__help,doctor)
                 cmd="dra__subcmd__help__subcmd__doctor"
                 ;;
+            dra__subcmd__help,eval)
+                cmd="dra__subcmd__help__subcmd__eval"
+                ;;
             dra__subcmd__help,help)
                 cmd="dra__subcmd__help__subcmd__help"
                 ;;
@@ -65,7 +71,7 @@ _dra() {
 
     case "${cmd}" in
         dra)
-            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask doctor tiers lint-report completions man help"
+            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask doctor tiers eval lint-report completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -216,8 +222,38 @@ _dra() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dra__subcmd__eval)
+            opts="-q -v -h --case --json --color --quiet --verbose --runs-dir --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --case)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --runs-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dra__subcmd__help)
-            opts="ask doctor tiers lint-report completions man help"
+            opts="ask doctor tiers eval lint-report completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,6 +295,20 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__help__subcmd__eval)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -1,5 +1,5 @@
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -128,11 +128,65 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     for w in &config.warnings {
         eprintln!("warning: {w}");
     }
-    let corpus = match &args.corpus {
+    let anchors = EntityAnchors {
+        name: args.entity.clone(),
+        domain: args.domain.clone(),
+        country: args.country.clone(),
+        city: args.city.clone(),
+        industry: args
+            .industry
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        exclude: args.exclude.clone(),
+    };
+    let setup = prepare(
+        g,
+        &config,
+        RunInputs {
+            question: &args.question,
+            corpus: args.corpus.as_deref(),
+            anchors,
+        },
+    )?;
+    let runtime = runtime()?;
+    runtime.block_on(drive(g, setup.engine, setup.request))
+}
+
+/// What a run is asked to do.
+pub struct RunInputs<'a> {
+    pub question: &'a str,
+    pub corpus: Option<&'a Path>,
+    pub anchors: EntityAnchors,
+}
+
+/// A run ready to start.
+pub struct RunSetup {
+    pub engine: EngineConfig,
+    pub request: AskRequest,
+}
+
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(CliError::Failure)
+}
+
+/// Loads the corpus, picks the mode and models, creates the run directory.
+pub fn prepare(
+    g: &GlobalArgs,
+    config: &Config,
+    inputs: RunInputs<'_>,
+) -> Result<RunSetup, CliError> {
+    let corpus = match inputs.corpus {
         Some(path) => Corpus::from_path(path).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?,
         None => Corpus::embedded().map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?,
     };
-    let backend_label = match &args.corpus {
+    let backend_label = match inputs.corpus {
         Some(p) => format!("the corpus {} ({} documents)", p.display(), corpus.len()),
         None => format!(
             "the embedded corpus ({} documents about a fictional company)",
@@ -141,18 +195,19 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     };
     let has_key = config.api_key().is_some();
     let wants_offline = config.bool(settings::OFFLINE) || !has_key;
-    if !wants_offline && !g.quiet {
+    let chatty = !g.quiet;
+    if !wants_offline && chatty {
         eprintln!(
             "warning: an API key is set, but this build has no OpenAI-compatible client yet; running offline with the extractive model"
         );
     }
-    if args.corpus.is_none() && !g.quiet {
+    if inputs.corpus.is_none() && chatty {
         eprintln!(
             "note: no --corpus given: researching the embedded corpus (web search backends are not built yet)"
         );
     }
     let mode = RunMode::Offline;
-    if !g.json && !g.quiet {
+    if !g.json && chatty {
         eprintln!(
             "dra: offline mode: a deterministic extractive model (no language model) reads {backend_label}"
         );
@@ -176,25 +231,12 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         protocol_version: PROTOCOL_VERSION,
         dra_version: env!("CARGO_PKG_VERSION").into(),
         run_id: run_id.clone(),
-        question: args.question.clone(),
+        question: inputs.question.to_string(),
         created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         settings: config.redacted(),
     };
-    let anchors = EntityAnchors {
-        name: args.entity.clone(),
-        domain: args.domain.clone(),
-        country: args.country.clone(),
-        city: args.city.clone(),
-        industry: args
-            .industry
-            .iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        exclude: args.exclude.clone(),
-    };
     let web = CorpusWeb::new(Arc::new(corpus));
-    let engine_config = EngineConfig {
+    let engine = EngineConfig {
         run_dir,
         header,
         mode,
@@ -202,27 +244,23 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         models: ModelRouter::single(Arc::new(OfflineModel)),
         search: Arc::new(web.clone()),
         fetcher: Arc::new(web),
-        limits: limits(&config),
+        limits: limits(config),
         max_parallel: config.uint(settings::MAX_PARALLEL).unwrap_or(4) as usize,
         backend_label,
-        domain_prompt: domain_prompt(&config)?,
+        domain_prompt: domain_prompt(config)?,
         require_tool_call: config.bool(settings::REQUIRE_TOOL_CALL),
         memory: config
             .bool(settings::MEMORY)
             .then(|| config::default_data_dir().map(|d| d.join("memory")))
             .flatten(),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-        .map_err(CliError::Failure)?;
-    let request = AskRequest {
-        question: args.question.clone(),
-        anchors,
-    };
-    runtime.block_on(drive(g, engine_config, request))
+    Ok(RunSetup {
+        engine,
+        request: AskRequest {
+            question: inputs.question.to_string(),
+            anchors: inputs.anchors,
+        },
+    })
 }
 
 async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {

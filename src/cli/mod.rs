@@ -4,6 +4,7 @@
 
 mod ask;
 mod doctor;
+mod eval;
 pub mod exit;
 mod lint_report;
 mod render;
@@ -68,6 +69,8 @@ pub enum Command {
     Doctor,
     /// Show the model tiers and their prices.
     Tiers,
+    /// Run the cases of a gold set and print the evaluation metrics.
+    Eval(eval::EvalArgs),
     /// Lint a report's citations (and scrub leaks) without running anything.
     LintReport(lint_report::LintArgs),
     /// Print shell completions.
@@ -99,6 +102,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Ask(args) => ask::run(&cli.global, args),
         Command::Doctor => doctor::run(&cli.global),
         Command::Tiers => tiers::run(&cli.global),
+        Command::Eval(args) => eval::run(&cli.global, args),
         Command::LintReport(args) => lint_report::run(&cli.global, args),
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -46,15 +46,17 @@ fn capitalize(s: &str) -> String {
     }
 }
 
-/// Words that mark a sentence as describing the past.
+/// Words that mark a sentence as describing a state that has since ended
+/// (plain past tense does not: "uptime over the last 12 months was 99.96%").
 const PAST_MARKERS: &[&str] = &[
-    " was ",
-    " were ",
-    " had ",
-    " served ",
-    " formerly ",
     " until ",
+    " formerly ",
+    " former ",
+    " previously ",
     " used to ",
+    " stepped down",
+    " no longer ",
+    " served as ",
 ];
 /// The answer line is chosen among this many best-ranked findings.
 const ANSWER_CANDIDATES: usize = 3;

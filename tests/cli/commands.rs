@@ -342,3 +342,56 @@ fn doctor_checks_the_endpoint_when_a_key_is_set() {
         .stdout(predicate::str::contains("sk-doctor-canary").not());
     server.join().unwrap();
 }
+
+#[test]
+fn eval_scores_the_gold_sets() {
+    let sb = Sandbox::new();
+    for gold in [
+        "tests/gold/padmapay.gold.json",
+        "tests/gold/halden.gold.json",
+    ] {
+        let out = sb
+            .dra()
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args(["--json", "eval"])
+            .arg(repo_path(gold))
+            .assert();
+        let code = out.get_output().status.code();
+        assert!(matches!(code, Some(0) | Some(1)), "{gold}: {code:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(v["passed"].as_bool(), Some(code == Some(0)));
+        let case = &v["cases"][0];
+        assert_eq!(
+            case["citation_support"], 1.0,
+            "{gold}: every quoted claim is in its source"
+        );
+        assert!(case["citations_checked"].as_u64().unwrap() >= 20);
+        assert_eq!(
+            case["forbidden_found"].as_array().unwrap().len(),
+            0,
+            "{gold}: {case}"
+        );
+        assert!(
+            case["field_accuracy"].as_f64().unwrap() >= 0.7,
+            "{gold}: {case}"
+        );
+        assert!(case["tool_calls"].as_u64().unwrap() > 0);
+    }
+    sb.dra()
+        .args(["eval", "/nonexistent/gold.json"])
+        .assert()
+        .code(2);
+    let bad = sb.dir.path().join("bad.gold.json");
+    std::fs::write(
+        &bad,
+        r#"{"name":"x","cases":[{"id":"a","question":"q","expectd":{}}]}"#,
+    )
+    .unwrap();
+    sb.dra()
+        .arg("eval")
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("expectd"));
+}

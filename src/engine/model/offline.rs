@@ -472,15 +472,27 @@ const THESAURUS: &[(&[&str], &[&str])] = &[
         ],
     ),
     (
-        &["fleet", "capacity", "scale", "size", "footprint"],
+        &["fleet", "trucks", "vehicles", "aircraft", "vessels"],
         &[
-            "fleet",
-            "trucks",
-            "vehicles",
+            "fleet", "trucks", "vehicles", "reefers", "aircraft", "vessels",
+        ],
+    ),
+    (
+        &[
+            "capacity",
+            "scale",
+            "size",
+            "footprint",
+            "warehouses",
+            "facilities",
+        ],
+        &[
             "warehouses",
             "capacity",
             "facilities",
             "locations",
+            "sites",
+            "pallet",
         ],
     ),
     (
@@ -504,6 +516,84 @@ const STOP: &[&str] = &[
 struct Terms {
     stems: BTreeSet<String>,
     phrases: Vec<String>,
+    /// What a sentence stating this aspect's value contains.
+    values: Vec<ValueKind>,
+}
+
+/// The shape of a value: a sentence that has one states a fact; a sentence
+/// that only mentions the topic ("see our pricing page") does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueKind {
+    Person,
+    Status,
+    Money,
+    Percent,
+    Rating,
+    Count,
+    Year,
+}
+
+/// The value kinds of each thesaurus row, in the same order (a test checks
+/// the two tables have the same length).
+const ROW_VALUES: &[&[ValueKind]] = &[
+    &[ValueKind::Person],
+    &[ValueKind::Status],
+    &[ValueKind::Money],
+    &[ValueKind::Percent],
+    &[],
+    &[ValueKind::Percent, ValueKind::Money],
+    &[ValueKind::Rating],
+    &[ValueKind::Count],
+    &[ValueKind::Count],
+    &[ValueKind::Year],
+];
+
+fn has_value(kind: ValueKind, sentence: &str, entity: &str) -> bool {
+    use std::sync::LazyLock;
+    static MONEY: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(
+            r"(?i)([$€£₹]\s?\d|\b(rs\.?|inr|usd|eur|gbp)\s?\d|\d\s?(million|billion|crore|lakh|m|bn)\b)",
+        )
+    });
+    static PERCENT: LazyLock<regex::Regex> =
+        LazyLock::new(|| crate::re(r"\d(\.\d+)?\s?(%|per\s?cent)"));
+    static RATING: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(r"(?i)\d(\.\d)?\s?(out of|/)\s?(5|10)\b|\d(\.\d)?\s?stars?\b|rated\s+\d")
+    });
+    static COUNT: LazyLock<regex::Regex> = LazyLock::new(|| crate::re(r"\b\d[\d,]*\s+[a-z]"));
+    static YEAR: LazyLock<regex::Regex> = LazyLock::new(|| crate::re(r"\b(19|20)\d\d\b"));
+    static STATUS: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(
+            r"(?i)\b(granted|authori[sz]ed|authori[sz]ation|approved|approval|licensed|registered|certified|valid|suspended|reinstated|revoked|cancelled|expired|pending|renewed|accredited)\b",
+        )
+    });
+    match kind {
+        ValueKind::Money => MONEY.is_match(sentence),
+        ValueKind::Percent => PERCENT.is_match(sentence),
+        ValueKind::Rating => RATING.is_match(sentence),
+        ValueKind::Count => COUNT.is_match(sentence),
+        ValueKind::Year => YEAR.is_match(sentence),
+        ValueKind::Status => STATUS.is_match(sentence),
+        ValueKind::Person => {
+            // Two capitalised words in a row that are not the entity's name.
+            let entity_words: Vec<&str> = entity.split_whitespace().collect();
+            let words: Vec<&str> = sentence
+                .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            words.windows(2).enumerate().any(|(i, w)| {
+                let cap = |s: &str| {
+                    s.chars().next().is_some_and(char::is_uppercase)
+                        && s.chars().skip(1).all(|c| c.is_lowercase())
+                };
+                i > 0
+                    && cap(w[0])
+                    && cap(w[1])
+                    && !entity_words.contains(&w[0])
+                    && !entity_words.contains(&w[1])
+            })
+        }
+    }
 }
 
 fn stemmer() -> Stemmer {
@@ -526,8 +616,14 @@ fn terms_for(aspect: &str) -> Terms {
         .map(|w| st.stem(w).into_owned())
         .collect();
     let mut phrases = Vec::new();
-    for (keys, expansions) in THESAURUS {
+    let mut values = Vec::new();
+    for (row, (keys, expansions)) in THESAURUS.iter().enumerate() {
         if aspect_words.iter().any(|w| keys.contains(&w.as_str())) {
+            for v in ROW_VALUES.get(row).copied().unwrap_or_default() {
+                if !values.contains(v) {
+                    values.push(*v);
+                }
+            }
             for e in *expansions {
                 if e.contains(' ') {
                     phrases.push(e.to_string());
@@ -537,7 +633,11 @@ fn terms_for(aspect: &str) -> Terms {
             }
         }
     }
-    Terms { stems, phrases }
+    Terms {
+        stems,
+        phrases,
+        values,
+    }
 }
 
 fn expansion_words(aspect: &str) -> Vec<&'static str> {
@@ -870,14 +970,32 @@ fn extract(
             if s.chars().any(|c| c.is_ascii_digit()) {
                 score += 0.3;
             }
+            if !terms.values.is_empty() {
+                // A sentence without the kind of value the aspect asks for is weak, however on-topic.
+                score *= if terms.values.iter().any(|&k| has_value(k, s, entity)) {
+                    1.6
+                } else {
+                    0.5
+                };
+            }
+            // Conditions and possibilities ("if a breach affects...", "can be checked") are not facts.
+            let padded = format!(" {lower} ");
+            if [
+                " if ", " can be ", " may ", " could ", " would ", " should ", " unless ",
+            ]
+            .iter()
+            .any(|m| padded.contains(m))
+            {
+                score -= 1.0;
+            }
             if !s.ends_with(['.', '!', '?', '"', ')']) {
                 score -= 0.75;
             }
-            // A sentence that mostly points elsewhere ("full report at x.example/y") states little.
+            // A sentence that points elsewhere ("full report at x.example/y") states no fact itself.
             if s.split_whitespace()
                 .any(|w| w.contains('/') && w.contains('.'))
             {
-                score -= 1.0;
+                continue;
             }
             if score < 1.0 {
                 continue;
@@ -943,6 +1061,11 @@ mod tests {
             plan_aspects("Who runs Acme Corp?", Some("Acme Corp")),
             vec!["Who runs"]
         );
+    }
+
+    #[test]
+    fn every_thesaurus_row_has_its_value_kinds() {
+        assert_eq!(THESAURUS.len(), ROW_VALUES.len());
     }
 
     #[test]

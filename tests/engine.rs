@@ -500,3 +500,74 @@ async fn gates_bounce_bad_findings_and_reports_once() {
     );
     assert!(!report.contains("[7]") && !report.contains("hidden"));
 }
+
+#[tokio::test]
+async fn online_pages_are_turned_into_claims_by_a_toolless_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path(), Duration::ZERO, Limits::default());
+    let good = "PadmaPay charges a standard fee of 1.9% per domestic card or UPI transaction.";
+    let lead = Script::new(vec![
+        calls(&[(
+            "fetch_url",
+            json!({"url": "https://padmapay.example/pricing"}),
+        )]),
+        calls(&[(
+            "submit_report",
+            json!({"markdown": "# R\n\nThe fee is 1.9% [1], as the pricing page states plainly for every merchant [1]."}),
+        )]),
+    ]);
+    let utility = Script::new(vec![
+        text(&format!(
+            "Here you go:\n```json\n{}\n```",
+            json!({"claims": [
+                {"field": "pricing", "value": "1.9%", "snippet": good, "event_date": "2026-08-01"},
+                {"field": "pricing", "value": "free", "snippet": "PadmaPay is free for everyone.", "event_date": null}
+            ]})
+        )),
+        text(&json!({"claims": [{"field": "pricing", "value": "1.9%", "snippet": good, "event_date": "2026-08-01"}]}).to_string()),
+    ]);
+    cfg.models = ModelRouter {
+        research: lead,
+        subagent: utility.clone(),
+        utility: utility.clone(),
+    };
+    cfg.mode = RunMode::Online;
+    let run_dir = cfg.run_dir.path().to_path_buf();
+    let handle = Engine::spawn(cfg).unwrap();
+    handle.ops.send(ask()).await.unwrap();
+    let (events, summary) = collect(handle).await;
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Done, Some(StatusReason::ReportDelivered))
+    );
+    let reqs = utility.requests();
+    assert_eq!(reqs.len(), 2, "one repair round");
+    assert!(reqs[0].tools.is_empty(), "the extractor has no tools");
+    assert!(
+        reqs[0].messages[1].content.contains("<<untrusted-data "),
+        "page text is spotlighted"
+    );
+    assert!(
+        reqs[1]
+            .messages
+            .last()
+            .unwrap()
+            .content
+            .contains("claim 2: the snippet is not a verbatim sentence")
+    );
+    let evidence: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("evidence.json")).unwrap())
+            .unwrap();
+    let items = evidence["items"].as_array().unwrap();
+    let extracted: Vec<_> = items
+        .iter()
+        .filter(|i| i["origin"] == "main:extractor")
+        .collect();
+    assert_eq!(extracted.len(), 1, "{items:?}");
+    assert_eq!(extracted[0]["claim"]["value"], "1.9%");
+    assert_eq!(extracted[0]["claim"]["event_date"], "2026-08-01");
+    assert!(
+        summary.cost_usd > 0.0,
+        "online calls are priced from the tier"
+    );
+}

@@ -10,7 +10,9 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::context::RunCtx;
-use super::model::{ChatRequest, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens};
+use super::model::{
+    ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens,
+};
 use super::prompts;
 use super::tools::{self, AgentCx, Deliverable, Tool, ToolOutput};
 use crate::config::ModelRole;
@@ -82,8 +84,6 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
     let mut messages = vec![Message::system(spec.system.clone()), Message::user(user)];
     let mut nudges = 0;
     let mut index: u64 = 0;
-    let model = run.models.for_role(spec.role).clone();
-    let slot = *run.tier.slot(spec.role);
     loop {
         if run.cancel.is_cancelled() {
             return AgentEnd::Cancelled;
@@ -101,73 +101,11 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             messages: messages.clone(),
             tools: tool_specs.clone(),
         };
-        let request_json = serde_json::to_string(&request).unwrap_or_default();
-        let est_in = estimate_tokens(&request_json);
-        let est_usd = match run.mode {
-            RunMode::Offline => 0.0,
-            RunMode::Online => slot.cost(est_in, RESERVED_OUTPUT_TOKENS),
-        };
-        let hold = match run
-            .budget
-            .reserve_model_call(est_in + RESERVED_OUTPUT_TOKENS, est_usd)
-        {
-            Ok(h) => h,
-            Err(e) => {
-                halt(&run, e.0);
-                return AgentEnd::Halted(e.0);
-            }
-        };
-        let sink = LoopSink {
-            run: run.clone(),
-            agent: cx.agent.clone(),
-            model: model.slug().to_string(),
-        };
-        let response = tokio::select! {
-            r = model.complete(&request, &sink) => r,
-            _ = run.cancel.cancelled() => {
-                run.budget.settle(hold, 0, 0.0);
-                return AgentEnd::Cancelled;
-            }
-        };
-        let response = match response {
+        let response = match call_model(&cx, &request).await {
             Ok(r) => r,
-            Err(e) => {
-                run.budget.settle(hold, 0, 0.0);
-                return AgentEnd::Failed(e.to_string());
-            }
+            Err(end) => return end,
         };
-        let mut usage = response.usage;
-        if usage.total() == 0 {
-            usage.input_tokens = est_in;
-            usage.output_tokens = estimate_tokens(&response.content)
-                + estimate_tokens(&serde_json::to_string(&response.tool_calls).unwrap_or_default());
-        }
-        let cost = match run.mode {
-            RunMode::Offline => 0.0,
-            RunMode::Online => slot.cost(usage.input_tokens, usage.output_tokens),
-        };
-        run.budget.settle(hold, usage.total(), cost);
-        run.meter.add(&response.model, usage, cost);
-        run.emitter.record(Record::ModelCall {
-            agent: cx.agent.clone(),
-            index,
-            request_digest: format!("{:x}", Sha256::digest(request_json.as_bytes())),
-            model: response.model.clone(),
-            response: serde_json::to_value(&response).unwrap_or(json!(null)),
-        });
         index += 1;
-        if let Some(t) = response
-            .thinking
-            .as_deref()
-            .filter(|t| !t.trim().is_empty())
-        {
-            run.emitter.emit(
-                &cx.agent,
-                EventBody::Thinking {
-                    text: t.to_string(),
-                },
-            );
-        }
 
         if response.tool_calls.is_empty() {
             if is_main && index == 1 && nudges == 0 {
@@ -265,6 +203,82 @@ impl ModelSink for LoopSink {
             ModelNotice::ThinkingDelta(_) => {}
         }
     }
+}
+
+/// One model call with everything around it: the budget reservation, the
+/// cancellation race, metering, the replay record and the thinking event.
+/// The error is how the calling agent ends.
+pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatResponse, AgentEnd> {
+    let run = &cx.run;
+    let model = run.models.for_role(request.role).clone();
+    let slot = *run.tier.slot(request.role);
+    let request_json = serde_json::to_string(request).unwrap_or_default();
+    let est_in = estimate_tokens(&request_json);
+    let est_usd = match run.mode {
+        RunMode::Offline => 0.0,
+        RunMode::Online => slot.cost(est_in, RESERVED_OUTPUT_TOKENS),
+    };
+    let hold = match run
+        .budget
+        .reserve_model_call(est_in + RESERVED_OUTPUT_TOKENS, est_usd)
+    {
+        Ok(h) => h,
+        Err(e) => {
+            halt(run, e.0);
+            return Err(AgentEnd::Halted(e.0));
+        }
+    };
+    let sink = LoopSink {
+        run: run.clone(),
+        agent: cx.agent.clone(),
+        model: model.slug().to_string(),
+    };
+    let response = tokio::select! {
+        r = model.complete(request, &sink) => r,
+        _ = run.cancel.cancelled() => {
+            run.budget.settle(hold, 0, 0.0);
+            return Err(AgentEnd::Cancelled);
+        }
+    };
+    let response = match response {
+        Ok(r) => r,
+        Err(e) => {
+            run.budget.settle(hold, 0, 0.0);
+            return Err(AgentEnd::Failed(e.to_string()));
+        }
+    };
+    let mut usage = response.usage;
+    if usage.total() == 0 {
+        usage.input_tokens = est_in;
+        usage.output_tokens = estimate_tokens(&response.content)
+            + estimate_tokens(&serde_json::to_string(&response.tool_calls).unwrap_or_default());
+    }
+    let cost = match run.mode {
+        RunMode::Offline => 0.0,
+        RunMode::Online => slot.cost(usage.input_tokens, usage.output_tokens),
+    };
+    run.budget.settle(hold, usage.total(), cost);
+    run.meter.add(&response.model, usage, cost);
+    run.emitter.record(Record::ModelCall {
+        agent: cx.agent.clone(),
+        index: cx.next_model_call(),
+        request_digest: format!("{:x}", Sha256::digest(request_json.as_bytes())),
+        model: response.model.clone(),
+        response: serde_json::to_value(&response).unwrap_or(json!(null)),
+    });
+    if let Some(t) = response
+        .thinking
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
+        run.emitter.emit(
+            &cx.agent,
+            EventBody::Thinking {
+                text: t.to_string(),
+            },
+        );
+    }
+    Ok(response)
 }
 
 fn is_deliverable(name: &str) -> bool {

@@ -3,10 +3,11 @@
 //! engine never touches the terminal.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-mod agent_loop;
+pub mod agent_loop;
 pub mod budget;
 pub mod context;
 pub mod entity;
+pub mod extract;
 pub mod model;
 mod orchestrator;
 pub mod prompts;

@@ -6,7 +6,7 @@ use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
 use crate::engine::sources::Stored;
 use crate::evidence::{self, Page};
-use crate::protocol::{EventBody, Verdict};
+use crate::protocol::{EventBody, RunMode, Verdict};
 
 /// Characters of a page the model sees per call.
 pub const VIEW_CHARS: usize = 14_000;
@@ -171,6 +171,10 @@ impl Tool for FetchUrl {
             }
         }
         cx.state().read_urls.insert(page.url.clone());
+        // Online, a tool-less model call turns the page into typed claims.
+        if !stored.seen_before && page.verdict == Verdict::Accepted && run.mode == RunMode::Online {
+            crate::engine::extract::extract_claims(cx, page).await;
+        }
         answer(cx, stored)
     }
 }

@@ -128,6 +128,8 @@ pub struct AgentCx {
     /// The aspect a sub-researcher works on (empty for the orchestrator).
     pub aspect: String,
     pub state: Mutex<AgentState>,
+    /// Model calls made by this agent, numbering its replay records.
+    model_calls: std::sync::atomic::AtomicU64,
 }
 
 impl AgentCx {
@@ -137,7 +139,14 @@ impl AgentCx {
             agent: agent.into(),
             aspect: aspect.into(),
             state: Mutex::new(AgentState::default()),
+            model_calls: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// The index of this agent's next model call.
+    pub fn next_model_call(&self) -> u64 {
+        self.model_calls
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {

@@ -288,10 +288,19 @@ fn request_error(host: &str, e: reqwest::Error) -> WebError {
     } else {
         "request failed"
     };
-    let detail = std::error::Error::source(&e)
-        .map(|s| format!(": {s}"))
-        .unwrap_or_default();
-    WebError::Failed(format!("{host}: {what}{detail}"))
+    WebError::Failed(format!("{host}: {what}{}", causes(&e)))
+}
+
+/// The chain of causes under an error, each prefixed with `: `.
+pub(crate) fn causes(e: &dyn std::error::Error) -> String {
+    let mut out = String::new();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        out.push_str(": ");
+        out.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -53,14 +53,22 @@ impl Decoy {
 }
 
 /// A fetcher whose allowlist is exactly `allow`.
-pub fn fetcher(allow: &[String], resolver: Arc<dyn HostResolver>, opts: FetchOptions) -> HttpFetcher {
+pub fn fetcher(
+    allow: &[String],
+    resolver: Arc<dyn HostResolver>,
+    opts: FetchOptions,
+) -> HttpFetcher {
     let allow = Allowlist::parse(allow).unwrap();
     HttpFetcher::new(SsrfGuard::new(allow, resolver), opts).unwrap()
 }
 
 /// A fetcher allowed onto one loopback server, with short limits.
 pub fn loopback_fetcher(server: SocketAddr, opts: FetchOptions) -> HttpFetcher {
-    fetcher(&[format!("127.0.0.1:{}", server.port())], Arc::new(SystemResolver), opts)
+    fetcher(
+        &[format!("127.0.0.1:{}", server.port())],
+        Arc::new(SystemResolver),
+        opts,
+    )
 }
 
 pub fn quick() -> FetchOptions {
@@ -127,7 +135,9 @@ pub fn tiny_pdf(lines: &[&str], title: &str) -> Vec<u8> {
         out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
     }
     let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
     for o in offsets {
         out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
     }
@@ -139,4 +149,50 @@ pub fn tiny_pdf(lines: &[&str], title: &str) -> Vec<u8> {
         .as_bytes(),
     );
     out
+}
+
+/// Percent-encodes every byte outside `[A-Za-z0-9-._~]`.
+pub fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// Decodes `%XX` escapes (and `+` as a space, as in query strings).
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+                match u8::from_str_radix(hex, 16) {
+                    Ok(b) => {
+                        out.push(b);
+                        i += 3;
+                    }
+                    Err(_) => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -174,8 +174,14 @@ async fn html_is_kept_whole_with_metadata_from_the_page() {
         let doc = f.fetch(&url).await.unwrap();
         assert_eq!(doc.url, url);
         assert_eq!(doc.content_type, ContentType::Html);
-        assert_eq!(doc.content, ARTICLE, "the HTML reaches the engine's cleaner unaltered");
-        assert_eq!(doc.title.as_deref(), Some("PadmaPay renews its payment aggregator licence"));
+        assert_eq!(
+            doc.content, ARTICLE,
+            "the HTML reaches the engine's cleaner unaltered"
+        );
+        assert_eq!(
+            doc.title.as_deref(),
+            Some("PadmaPay renews its payment aggregator licence")
+        );
         assert_eq!(doc.published.as_deref(), Some("2024-03-15"));
         assert_eq!(doc.updated.as_deref(), Some("2024-04-02"));
 
@@ -186,9 +192,16 @@ async fn html_is_kept_whole_with_metadata_from_the_page() {
 
         let main = main_text(&doc.content);
         assert!(main.article);
-        assert!(main.text.contains("renewed its payment aggregator authorisation"));
+        assert!(
+            main.text
+                .contains("renewed its payment aggregator authorisation")
+        );
         assert!(!main.text.contains("ignore previous instructions"));
-        assert!(!main.text.contains("Markets"), "navigation is not the article: {}", main.text);
+        assert!(
+            !main.text.contains("Markets"),
+            "navigation is not the article: {}",
+            main.text
+        );
     })
     .await;
 }
@@ -199,9 +212,15 @@ async fn text_markdown_and_charsets() {
         let (addr, f, _) = setup(quick()).await;
         let base = format!("http://127.0.0.1:{}", addr.port());
         let t = f.fetch(&format!("{base}/notes.txt")).await.unwrap();
-        assert_eq!((t.content_type, t.content.as_str()), (ContentType::Plain, "Plain notes.\nLine two."));
+        assert_eq!(
+            (t.content_type, t.content.as_str()),
+            (ContentType::Plain, "Plain notes.\nLine two.")
+        );
         let m = f.fetch(&format!("{base}/notes.md")).await.unwrap();
-        assert_eq!((m.content_type, m.content.as_str()), (ContentType::Markdown, "# Notes\n\n- one\n- two\n"));
+        assert_eq!(
+            (m.content_type, m.content.as_str()),
+            (ContentType::Markdown, "# Notes\n\n- one\n- two\n")
+        );
         let l = f.fetch(&format!("{base}/latin1")).await.unwrap();
         assert_eq!(l.content, "Café crème, déjà vu.");
     })
@@ -215,14 +234,25 @@ async fn pdf_becomes_text_with_its_info_metadata() {
         let base = format!("http://127.0.0.1:{}", addr.port());
         let doc = f.fetch(&format!("{base}/report.pdf")).await.unwrap();
         assert_eq!(doc.content_type, ContentType::Plain);
-        assert!(doc.content.contains("PadmaPay licence note, March 2024."), "{:?}", doc.content);
-        assert!(doc.content.contains("renewed for five years"), "{:?}", doc.content);
+        assert!(
+            doc.content.contains("PadmaPay licence note, March 2024."),
+            "{:?}",
+            doc.content
+        );
+        assert!(
+            doc.content.contains("renewed for five years"),
+            "{:?}",
+            doc.content
+        );
         assert_eq!(doc.title.as_deref(), Some("Quarterly licence note"));
         assert_eq!(doc.published.as_deref(), Some("2024-03-15"));
         assert_eq!(doc.updated.as_deref(), Some("2024-04-02"));
 
         let broken = f.fetch(&format!("{base}/broken.pdf")).await.unwrap_err();
-        assert!(matches!(&broken, WebError::Failed(m) if m.contains("PDF")), "{broken:?}");
+        assert!(
+            matches!(&broken, WebError::Failed(m) if m.contains("PDF")),
+            "{broken:?}"
+        );
         // The fetcher still works after the extractor failed (or panicked).
         assert!(f.fetch(&format!("{base}/notes.txt")).await.is_ok());
     })
@@ -237,11 +267,20 @@ async fn status_and_type_errors() {
         let e = f.fetch(&format!("{base}/missing")).await.unwrap_err();
         assert!(matches!(e, WebError::NotFound(_)), "{e:?}");
         let e = f.fetch(&format!("{base}/boom")).await.unwrap_err();
-        assert!(matches!(&e, WebError::Failed(m) if m.contains("500")), "{e:?}");
+        assert!(
+            matches!(&e, WebError::Failed(m) if m.contains("500")),
+            "{e:?}"
+        );
         let e = f.fetch(&format!("{base}/image.png")).await.unwrap_err();
-        assert!(matches!(&e, WebError::Failed(m) if m.contains("image/png")), "{e:?}");
+        assert!(
+            matches!(&e, WebError::Failed(m) if m.contains("image/png")),
+            "{e:?}"
+        );
         let e = f.fetch(&format!("{base}/no-location")).await.unwrap_err();
-        assert!(matches!(&e, WebError::Failed(m) if m.contains("Location")), "{e:?}");
+        assert!(
+            matches!(&e, WebError::Failed(m) if m.contains("Location")),
+            "{e:?}"
+        );
     })
     .await;
 }
@@ -260,7 +299,10 @@ async fn redirects_are_followed_by_hand_up_to_the_limit() {
         assert_eq!(doc.content, "end of the chain");
 
         let e = f.fetch(&format!("{base}/r/6")).await.unwrap_err();
-        assert!(matches!(&e, WebError::Failed(m) if m.contains("more than 5 redirects")), "{e:?}");
+        assert!(
+            matches!(&e, WebError::Failed(m) if m.contains("more than 5 redirects")),
+            "{e:?}"
+        );
     })
     .await;
 }
@@ -279,7 +321,10 @@ async fn redirects_off_the_allowlisted_port_or_scheme_are_refused() {
             format!("http://user@127.0.0.1:{}/", addr.port()),
             "file:///etc/passwd".to_string(),
         ] {
-            let e = f.fetch(&format!("{base}/go?to={target}")).await.unwrap_err();
+            let e = f
+                .fetch(&format!("{base}/go?to={target}"))
+                .await
+                .unwrap_err();
             assert!(matches!(e, WebError::Refused(_)), "{target}: {e:?}");
         }
         // Control: the decoy counts a connection that is made.
@@ -292,7 +337,10 @@ async fn redirects_off_the_allowlisted_port_or_scheme_are_refused() {
         })
         .await;
         // And a redirect to the allowlisted server itself is followed.
-        let ok = f.fetch(&format!("{base}/go?to={base}/notes.txt")).await.unwrap();
+        let ok = f
+            .fetch(&format!("{base}/go?to={base}/notes.txt"))
+            .await
+            .unwrap();
         assert_eq!(ok.content, "Plain notes.\nLine two.");
     })
     .await;
@@ -309,11 +357,17 @@ async fn bodies_over_the_cap_are_refused() {
         let base = format!("http://127.0.0.1:{}", addr.port());
         for path in ["/big", "/big-chunked"] {
             let e = f.fetch(&format!("{base}{path}")).await.unwrap_err();
-            assert!(matches!(&e, WebError::Failed(m) if m.contains("65536 byte cap")), "{path}: {e:?}");
+            assert!(
+                matches!(&e, WebError::Failed(m) if m.contains("65536 byte cap")),
+                "{path}: {e:?}"
+            );
         }
         // Under the cap, the same bodies are fine.
         let (addr, f, _) = setup(quick()).await;
-        let doc = f.fetch(&format!("http://127.0.0.1:{}/big-chunked", addr.port())).await.unwrap();
+        let doc = f
+            .fetch(&format!("http://127.0.0.1:{}/big-chunked", addr.port()))
+            .await
+            .unwrap();
         assert_eq!(doc.content.len(), 50 * 8192);
     })
     .await;
@@ -328,9 +382,15 @@ async fn a_slow_body_hits_the_total_timeout() {
         };
         let (addr, f, _) = setup(opts).await;
         let started = Instant::now();
-        let e = f.fetch(&format!("http://127.0.0.1:{}/slow", addr.port())).await.unwrap_err();
+        let e = f
+            .fetch(&format!("http://127.0.0.1:{}/slow", addr.port()))
+            .await
+            .unwrap_err();
         let took = started.elapsed();
-        assert!(matches!(&e, WebError::Failed(m) if m.contains("timed out")), "{e:?}");
+        assert!(
+            matches!(&e, WebError::Failed(m) if m.contains("timed out")),
+            "{e:?}"
+        );
         assert!(took < Duration::from_secs(3), "{took:?}");
     })
     .await;
@@ -351,16 +411,34 @@ async fn from_config_reads_the_allowlist() {
         };
         let open = HttpFetcher::from_config(&config(None)).unwrap();
         let e = open.fetch(&url).await.unwrap_err();
-        assert!(matches!(&e, WebError::Refused(m) if m.contains("loopback")), "{e:?}");
+        assert!(
+            matches!(&e, WebError::Refused(m) if m.contains("loopback")),
+            "{e:?}"
+        );
 
-        let listed = HttpFetcher::from_config(&config(Some(format!("example.org, 127.0.0.1:{}", addr.port())))).unwrap();
-        assert_eq!(listed.fetch(&url).await.unwrap().content, "Plain notes.\nLine two.");
+        let listed = HttpFetcher::from_config(&config(Some(format!(
+            "example.org, 127.0.0.1:{}",
+            addr.port()
+        ))))
+        .unwrap();
+        assert_eq!(
+            listed.fetch(&url).await.unwrap().content,
+            "Plain notes.\nLine two."
+        );
 
-        let other_port = HttpFetcher::from_config(&config(Some(format!("127.0.0.1:{}", addr.port() ^ 1)))).unwrap();
-        assert!(matches!(other_port.fetch(&url).await, Err(WebError::Refused(_))));
+        let other_port =
+            HttpFetcher::from_config(&config(Some(format!("127.0.0.1:{}", addr.port() ^ 1))))
+                .unwrap();
+        assert!(matches!(
+            other_port.fetch(&url).await,
+            Err(WebError::Refused(_))
+        ));
 
         let bad = HttpFetcher::from_config(&config(Some("127.0.0.1:http".into())));
-        assert!(matches!(&bad, Err(WebError::Refused(m)) if m.contains("DRA_FETCH_ALLOWLIST")), "{bad:?}");
+        assert!(
+            matches!(&bad, Err(WebError::Refused(m)) if m.contains("DRA_FETCH_ALLOWLIST")),
+            "{bad:?}"
+        );
     })
     .await;
 }

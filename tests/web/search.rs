@@ -16,7 +16,7 @@ use dra::engine::tools::web::{SearchBackend, SearchHit, WebError};
 use dra::web::{Brave, SearchOptions, SearxNg, Tavily, search_backend_from_config};
 use serde_json::{Value, json};
 
-use super::common::{serve, within};
+use super::common::{percent_decode, serve, within};
 
 const KEY: &str = "tvly-canary-SECRET-0123456789";
 
@@ -43,14 +43,21 @@ impl Log {
     }
 }
 
-fn record(log: &Log, method: &str, path: &str, q: Option<String>, headers: &HeaderMap, body: String) {
+fn record(
+    log: &Log,
+    method: &str,
+    path: &str,
+    q: Option<String>,
+    headers: &HeaderMap,
+    body: String,
+) {
     let query = q
         .unwrap_or_default()
         .split('&')
         .filter(|p| !p.is_empty())
         .map(|p| {
             let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (decode(k), decode(v))
+            (percent_decode(k), percent_decode(v))
         })
         .collect();
     let headers = headers
@@ -64,23 +71,6 @@ fn record(log: &Log, method: &str, path: &str, q: Option<String>, headers: &Head
         headers,
         body,
     });
-}
-
-fn decode(s: &str) -> String {
-    let s = s.replace('+', " ");
-    let bytes = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap()
 }
 
 fn opts() -> SearchOptions {
@@ -170,7 +160,8 @@ async fn tavily_errors_never_carry_the_key_and_429_is_retried() {
         let log = Log::default();
         let addr = serve(tavily_router(log.clone())).await;
         let wrong = "tvly-wrong-key-SHOULD-NOT-LEAK";
-        let t = Tavily::with_options(Secret::new(wrong), &format!("http://{addr}"), opts()).unwrap();
+        let t =
+            Tavily::with_options(Secret::new(wrong), &format!("http://{addr}"), opts()).unwrap();
         let e = t.search("q", 5).await.unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("tavily") && msg.contains("401"), "{msg}");
@@ -238,7 +229,10 @@ async fn searxng_gets_json_and_truncates_to_max() {
         assert_eq!(hits.len(), 5);
         assert_eq!(hits[0].title, "Result 0 & more");
         assert_eq!(hits[0].url, "https://site0.example/page");
-        assert_eq!(hits[0].snippet, "Snippet 0 about PadmaPay", "invisible characters dropped");
+        assert_eq!(
+            hits[0].snippet, "Snippet 0 about PadmaPay",
+            "invisible characters dropped"
+        );
         assert_eq!(hits[0].published.as_deref(), Some("2023-11-05"));
         assert_eq!(hits[1].published, None);
         let r = &log.all()[0];
@@ -301,7 +295,10 @@ async fn brave_sends_the_subscription_token_and_strips_markup() {
         let hits = b.search("padmapay reviews", 50).await.unwrap();
         assert_eq!(hits.len(), 2);
         assert_eq!(hits[0].title, "PadmaPay Reviews | Merchants");
-        assert_eq!(hits[0].snippet, "Merchants rate PadmaPay 4.1 & praise support.");
+        assert_eq!(
+            hits[0].snippet,
+            "Merchants rate PadmaPay 4.1 & praise support."
+        );
         assert_eq!(hits[0].published.as_deref(), Some("2024-03-03"));
         assert_eq!(hits[1].url, "https://status.padmapay.example/");
         let r = &log.all()[0];
@@ -312,14 +309,24 @@ async fn brave_sends_the_subscription_token_and_strips_markup() {
         assert!(!r.headers.contains_key("authorization"));
 
         // A redirect is not followed, so the token cannot travel with it.
-        let moved = Brave::with_options(Secret::new(KEY), &format!("http://{addr}/moved"), opts()).unwrap();
+        let moved =
+            Brave::with_options(Secret::new(KEY), &format!("http://{addr}/moved"), opts()).unwrap();
         let e = moved.search("q", 5).await.unwrap_err();
-        assert!(matches!(&e, WebError::Failed(m) if m.contains("302")), "{e:?}");
+        assert!(
+            matches!(&e, WebError::Failed(m) if m.contains("302")),
+            "{e:?}"
+        );
         assert!(!e.to_string().contains(KEY));
         assert!(leak.all().is_empty(), "the redirect target saw a request");
         // Control: the redirect target does record what reaches it.
-        reqwest::Client::builder().no_proxy().build().unwrap()
-            .get(format!("http://{addr}/elsewhere")).send().await.unwrap();
+        reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .unwrap()
+            .get(format!("http://{addr}/elsewhere"))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(leak.all().len(), 1);
     })
     .await;
@@ -350,7 +357,11 @@ async fn from_config_prefers_tavily_then_searxng_then_brave() {
         let b = search_backend_from_config(&config(&all)).unwrap();
         assert_eq!(b.name(), "tavily");
         assert_eq!(b.search("q", 2).await.unwrap().len(), 2);
-        assert_eq!(tavily_log.all().len(), 1, "the configured base URL was used");
+        assert_eq!(
+            tavily_log.all().len(),
+            1,
+            "the configured base URL was used"
+        );
 
         let b = search_backend_from_config(&config(&all[2..])).unwrap();
         assert_eq!(b.name(), "searxng");

@@ -169,10 +169,7 @@ fn describe(e: &reqwest::Error) -> String {
     } else {
         "request failed"
     };
-    match std::error::Error::source(e) {
-        Some(s) => format!("{what}: {s}"),
-        None => what.to_string(),
-    }
+    format!("{what}{}", crate::web::fetch::causes(e))
 }
 
 /// `base` with `path` appended (a base without a trailing slash keeps its

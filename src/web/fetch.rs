@@ -231,7 +231,14 @@ impl HttpFetcher {
         match kind {
             Kind::Html => {
                 let html = decode(fetched.content_type.as_deref(), &fetched.body, true);
-                let main = main_text_at(&html, Some(fetched.final_url.as_str()));
+                let page_url = fetched.final_url.to_string();
+                // Parsing a few megabytes of HTML is CPU work: off the runtime.
+                let (html, main) = tokio::task::spawn_blocking(move || {
+                    let main = main_text_at(&html, Some(&page_url));
+                    (html, main)
+                })
+                .await
+                .map_err(|e| WebError::Failed(format!("reading the page failed: {e}")))?;
                 doc.title = main.title.and_then(safe_title);
                 doc.published = main.published;
                 doc.updated = main.modified;

@@ -256,3 +256,28 @@ fn errors_never_echo_credentials() {
     let e: WebError = e.into();
     assert!(matches!(e, WebError::Refused(_)));
 }
+
+#[tokio::test]
+async fn the_connector_resolves_only_pinned_names() {
+    use reqwest::dns::Resolve;
+    let resolver =
+        StaticResolver::new().with("public.example", &["93.184.215.14".parse().unwrap()]);
+    let guard = SsrfGuard::new(Allowlist::default(), Arc::new(resolver));
+    let dns = guard.pinned_dns(false);
+    let unpinned = dns.resolve("public.example".parse().unwrap()).await;
+    assert!(unpinned.is_err(), "nothing is pinned before a check");
+    guard.check("http://public.example/").await.unwrap();
+    let addrs: Vec<SocketAddr> = dns
+        .resolve("public.example".parse().unwrap())
+        .await
+        .unwrap()
+        .collect();
+    assert_eq!(addrs, vec!["93.184.215.14:0".parse().unwrap()]);
+    assert!(
+        guard
+            .pinned_dns(true)
+            .resolve("public.example".parse().unwrap())
+            .await
+            .is_err()
+    );
+}

@@ -56,7 +56,9 @@ pub enum SsrfError {
 impl From<SsrfError> for WebError {
     fn from(e: SsrfError) -> Self {
         match e {
-            SsrfError::Resolve { .. } | SsrfError::NoAddress(_) => WebError::Failed(e.to_string()),
+            SsrfError::Resolve { .. } | SsrfError::NoAddress(_) | SsrfError::Allowlist { .. } => {
+                WebError::Failed(e.to_string())
+            }
             other => WebError::Refused(other.to_string()),
         }
     }

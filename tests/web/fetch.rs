@@ -436,7 +436,7 @@ async fn from_config_reads_the_allowlist() {
 
         let bad = HttpFetcher::from_config(&config(Some("127.0.0.1:http".into())));
         assert!(
-            matches!(&bad, Err(WebError::Refused(m)) if m.contains("DRA_FETCH_ALLOWLIST")),
+            matches!(&bad, Err(WebError::Failed(m)) if m.contains("DRA_FETCH_ALLOWLIST")),
             "{bad:?}"
         );
     })

@@ -399,6 +399,21 @@ async fn run() {
             Err(_) => {}
         }
     }
+    // Relative and scheme-relative Locations resolve against the hop first.
+    for to in [
+        "//10.0.0.1/",
+        "///10.0.0.1/",
+        r"\\169.254.169.254\latest",
+        "//[fd00:ec2::254]/",
+        "//internal.example:8080/",
+    ] {
+        let via = format!("{base}/go?to={}", percent_encode(to));
+        match hop.fetch(&via).await {
+            Err(WebError::Refused(_)) => {}
+            Err(WebError::Failed(m)) if m.contains("bad URL") => {}
+            other => wrong.push(format!("redirect to {to}: {other:?}")),
+        }
+    }
     let redirected = t2.elapsed();
 
     tokio::time::sleep(Duration::from_millis(200)).await;

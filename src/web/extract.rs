@@ -48,10 +48,12 @@ pub fn main_text_at(html: &str, url: Option<&str>) -> MainText {
         ..ReadabilityConfig::default()
     };
     let url = url.filter(|u| u.starts_with("http://") || u.starts_with("https://"));
-    let article = Readability::with_document(doc, url, Some(config))
-        .or_else(|_| Readability::with_document(preclean(html), None, None))
-        .ok()
-        .and_then(|mut r| r.parse().ok());
+    // A URL readability cannot use is dropped rather than costing the article.
+    let reader = match Readability::with_document(doc, url, Some(config.clone())) {
+        Ok(r) => Some(r),
+        Err(_) => Readability::with_document(preclean(html), None, Some(config)).ok(),
+    };
+    let article = reader.and_then(|mut r| r.parse().ok());
     // Metadata the engine's cleaner reads, for what readability missed.
     let fallback = clean_html(html);
     let mut out = MainText {

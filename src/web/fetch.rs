@@ -22,7 +22,8 @@ pub struct FetchOptions {
     /// Largest body read, in bytes; a bigger one is an error.
     pub max_bytes: u64,
     pub connect_timeout: Duration,
-    /// Ceiling on the whole fetch: every hop, the body, and extraction.
+    /// Ceiling on every hop and the body together; PDF extraction gets the
+    /// same ceiling again on its own.
     pub timeout: Duration,
     pub max_redirects: usize,
     pub user_agent: String,

@@ -18,6 +18,7 @@ pub mod evidence;
 pub mod protocol;
 pub mod report;
 pub mod store;
+pub mod web;
 
 /// Compiles a regex literal. Patterns are constants covered by tests, so a
 /// failure is a programming error caught before release.

@@ -60,6 +60,7 @@ never\t''"
 complete -c dra -n "__fish_dra_using_subcommand ask" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l offline -d 'Use the offline extractive model even when an API key is set'
+complete -c dra -n "__fish_dra_using_subcommand ask" -l web -d 'Research the web with the configured search backend, even offline (online runs without --corpus always do)'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l no-memory -d 'Neither read nor write the lessons learnt across runs [env: DRA_MEMORY=false]'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l require-tool-call -d 'Fail the run if the model answers without calling any tool [env: DRA_REQUIRE_TOOL_CALL]'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l json -d 'Print events as JSON lines on stdout (and nothing else)'

@@ -12,7 +12,7 @@ use crate::corpus::Corpus;
 use crate::engine::budget::Limits;
 use crate::engine::model::ModelRouter;
 use crate::engine::model::offline::OfflineModel;
-use crate::engine::tools::web::CorpusWeb;
+use crate::engine::tools::web::{CorpusWeb, Fetcher, SearchBackend};
 use crate::engine::{Engine, EngineConfig};
 use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
 use crate::store::{RunDir, RunHeader, new_run_id};
@@ -27,6 +27,10 @@ pub struct AskArgs {
     /// Use the offline extractive model even when an API key is set.
     #[arg(long)]
     pub offline: bool,
+    /// Research the web with the configured search backend, even offline
+    /// (online runs without --corpus always do).
+    #[arg(long, conflicts_with = "corpus")]
+    pub web: bool,
     /// The entity researched (default: the first proper name in the question).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
@@ -147,6 +151,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         RunInputs {
             question: &args.question,
             corpus: args.corpus.as_deref(),
+            web: args.web,
             anchors,
         },
     )?;
@@ -158,6 +163,8 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
 pub struct RunInputs<'a> {
     pub question: &'a str,
     pub corpus: Option<&'a Path>,
+    /// Use the web search backend even offline.
+    pub web: bool,
     pub anchors: EntityAnchors,
 }
 
@@ -182,17 +189,6 @@ pub fn prepare(
     config: &Config,
     inputs: RunInputs<'_>,
 ) -> Result<RunSetup, CliError> {
-    let corpus = match inputs.corpus {
-        Some(path) => Corpus::from_path(path).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?,
-        None => Corpus::embedded().map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?,
-    };
-    let backend_label = match inputs.corpus {
-        Some(p) => format!("the corpus {} ({} documents)", p.display(), corpus.len()),
-        None => format!(
-            "the embedded corpus ({} documents about a fictional company)",
-            corpus.len()
-        ),
-    };
     let has_key = config.api_key().is_some();
     let wants_offline = config.bool(settings::OFFLINE) || !has_key;
     let chatty = !g.quiet;
@@ -201,13 +197,48 @@ pub fn prepare(
             "warning: an API key is set, but this build has no OpenAI-compatible client yet; running offline with the extractive model"
         );
     }
-    if inputs.corpus.is_none() && chatty {
-        eprintln!(
-            "note: no --corpus given: researching the embedded corpus (web search backends are not built yet)"
-        );
-    }
     let mode = RunMode::Offline;
-    if !g.json && chatty {
+    let online = mode == RunMode::Online;
+    let (search, fetcher, backend_label): (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String) =
+        match inputs.corpus {
+            Some(path) => {
+                let corpus =
+                    Corpus::from_path(path).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
+                let label = format!("the corpus {} ({} documents)", path.display(), corpus.len());
+                let web = CorpusWeb::new(Arc::new(corpus));
+                (Arc::new(web.clone()), Arc::new(web), label)
+            }
+            None if online || inputs.web => {
+                let Some(search) = crate::web::search_backend_from_config(config) else {
+                    return Err(CliError::Usage(anyhow::anyhow!(
+                        "no web search backend is configured: set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, or research local documents with --corpus PATH (`dra doctor` shows what is set)"
+                    )));
+                };
+                let fetcher = crate::web::HttpFetcher::from_config(config).map_err(|e| {
+                    CliError::Usage(anyhow::anyhow!(
+                        "{e}: fix DRA_FETCH_ALLOWLIST (host or host:port, comma-separated)"
+                    ))
+                })?;
+                let label = format!("the web (search: {})", search.name());
+                (search, Arc::new(fetcher), label)
+            }
+            None => {
+                let corpus =
+                    Corpus::embedded().map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
+                if chatty {
+                    eprintln!(
+                        "note: no --corpus or --web: researching the embedded corpus (pages about a fictional company)"
+                    );
+                }
+                let label = format!(
+                    "the embedded corpus ({} documents about a fictional company)",
+                    corpus.len()
+                );
+                let web = CorpusWeb::new(Arc::new(corpus));
+                (Arc::new(web.clone()), Arc::new(web), label)
+            }
+        };
+    if !g.json && chatty && mode == RunMode::Offline {
         eprintln!(
             "dra: offline mode: a deterministic extractive model (no language model) reads {backend_label}"
         );
@@ -235,15 +266,14 @@ pub fn prepare(
         created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         settings: config.redacted(),
     };
-    let web = CorpusWeb::new(Arc::new(corpus));
     let engine = EngineConfig {
         run_dir,
         header,
         mode,
         tier: config.tier(),
         models: ModelRouter::single(Arc::new(OfflineModel)),
-        search: Arc::new(web.clone()),
-        fetcher: Arc::new(web),
+        search,
+        fetcher,
         limits: limits(config),
         max_parallel: config.uint(settings::MAX_PARALLEL).unwrap_or(4) as usize,
         backend_label,

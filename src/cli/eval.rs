@@ -261,6 +261,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
             RunInputs {
                 question: &case.question,
                 corpus: corpus_path.as_deref(),
+                web: false,
                 anchors: case.entity.clone(),
             },
         )?;

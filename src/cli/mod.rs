@@ -98,6 +98,7 @@ pub fn main() -> std::process::ExitCode {
         }
     };
     init_tracing(&cli.global);
+    install_panic_hook();
     let outcome = match &cli.command {
         Command::Ask(args) => ask::run(&cli.global, args),
         Command::Doctor => doctor::run(&cli.global),
@@ -144,6 +145,24 @@ pub enum CliError {
 }
 
 pub type CliResult = Result<Exit, CliError>;
+
+/// Panics print one line with a hint, except inside guarded calls that
+/// expect them (the PDF extractor), which handle the failure themselves.
+fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if crate::web::extract::panic_is_expected() {
+            return;
+        }
+        if std::env::var_os("RUST_BACKTRACE").is_some() {
+            default(info);
+        } else {
+            eprintln!(
+                "dra: internal error: {info}\n(this is a bug; rerun with RUST_BACKTRACE=1 and report it)"
+            );
+        }
+    }));
+}
 
 fn init_tracing(g: &GlobalArgs) {
     use tracing_subscriber::EnvFilter;

@@ -63,7 +63,14 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         .source_type
         .or_else(|| cleaned.source_type.as_deref().and_then(SourceType::parse))
         .unwrap_or_else(|| infer_source_type(&raw.url, &title, anchors.domain.as_deref()));
-    let injection = injection::scan_page(&cleaned);
+    let mut injection = injection::scan_page(&cleaned);
+    // A title is text a model reads too.
+    for pattern in injection::scan_text(&title) {
+        injection.push(injection::InjectionHit {
+            pattern,
+            location: "title".into(),
+        });
+    }
     let mut hidden: Vec<String> = cleaned
         .hidden
         .iter()

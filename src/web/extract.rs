@@ -193,13 +193,30 @@ pub fn pdf_text(bytes: &[u8]) -> Result<PdfText, String> {
     })
 }
 
+thread_local! {
+    /// Set while code that is expected to panic runs (pdf-extract panics by
+    /// design on odd files); the CLI's panic hook stays quiet then.
+    static EXPECTED_PANIC: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the current thread is inside a guarded call whose panics are caught.
+pub fn panic_is_expected() -> bool {
+    EXPECTED_PANIC.with(|f| f.get())
+}
+
+/// Runs `f`, catching its panics, with the panic hook told to stay quiet.
+pub fn catch_quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    EXPECTED_PANIC.with(|flag| flag.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    EXPECTED_PANIC.with(|flag| flag.set(false));
+    result
+}
+
 /// [`pdf_text`] on a blocking thread, with its panics caught.
 pub async fn pdf_text_guarded(bytes: Vec<u8>) -> Result<PdfText, String> {
-    let joined = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pdf_text(&bytes)))
-    })
-    .await
-    .map_err(|e| format!("PDF extraction did not finish: {e}"))?;
+    let joined = tokio::task::spawn_blocking(move || catch_quietly(|| pdf_text(&bytes)))
+        .await
+        .map_err(|e| format!("PDF extraction did not finish: {e}"))?;
     match joined {
         Ok(result) => result,
         Err(_) => Err("the PDF extractor cannot read this file (it panicked)".into()),

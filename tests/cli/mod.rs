@@ -1,3 +1,4 @@
 mod ask;
 mod commands;
 mod common;
+mod web_run;

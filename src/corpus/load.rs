@@ -28,7 +28,7 @@ pub enum CorpusError {
         field: String,
         problem: String,
     },
-    #[error("corpus {path}: no .md, .markdown, .txt, .html or .htm files found")]
+    #[error("corpus {path}: no .md, .markdown, .txt, .html, .htm or .pdf files found")]
     EmptyFolder { path: PathBuf },
     #[error("corpus index: {0}")]
     Index(String),
@@ -214,6 +214,17 @@ fn load_dir(dir: &Path) -> Result<Vec<RawDocument>, CorpusError> {
             "md" | "markdown" => ContentType::Markdown,
             "txt" => ContentType::Plain,
             "html" | "htm" => ContentType::Html,
+            "pdf" => {
+                let doc = pdf_document(&path)?;
+                if !seen.insert(super::normalize_url(&doc.url)) {
+                    return Err(CorpusError::Shape {
+                        file: path.display().to_string(),
+                        problem: format!("url {} is used by another file", doc.url),
+                    });
+                }
+                out.push(doc);
+                continue;
+            }
             _ => continue,
         };
         let text = std::fs::read_to_string(&path).map_err(|source| CorpusError::Read {
@@ -268,6 +279,29 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CorpusError> 
 fn file_url(path: &Path) -> String {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     format!("file://{}", abs.display())
+}
+
+/// A PDF's text (pure Rust, isolated: the extractor panics on odd files).
+fn pdf_document(path: &Path) -> Result<RawDocument, CorpusError> {
+    let bytes = std::fs::read(path).map_err(|source| CorpusError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let extracted = crate::web::extract::catch_quietly(|| crate::web::extract::pdf_text(&bytes))
+        .unwrap_or_else(|_| Err("the PDF extractor cannot read this file".into()))
+        .map_err(|problem| CorpusError::Shape {
+            file: path.display().to_string(),
+            problem: format!("cannot read the PDF: {problem}"),
+        })?;
+    Ok(RawDocument {
+        url: file_url(path),
+        title: extracted.title,
+        published: extracted.published.as_deref().and_then(normalize_date),
+        updated: extracted.modified.as_deref().and_then(normalize_date),
+        source_type: None,
+        content_type: ContentType::Plain,
+        content: extracted.text,
+    })
 }
 
 fn html_document(path: &Path, content: String) -> RawDocument {

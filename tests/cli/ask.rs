@@ -500,3 +500,43 @@ fn memory_skips_known_bad_domains_next_run_and_can_be_turned_off() {
         "--no-memory ignores lessons"
     );
 }
+
+#[test]
+fn folder_corpora_read_pdf_files() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path().join("docs");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("annual-report.pdf"),
+        crate::web::common::tiny_pdf(
+            &[
+                "Orla Freight raised 40 million dollars in a Series C round in 2026.",
+                "Orla Freight operates 90 trucks.",
+            ],
+            "Orla Freight annual report",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("about.md"),
+        "# About Orla Freight\n\nOrla Freight is a trucking company based in Leeds.\n",
+    )
+    .unwrap();
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args([
+            "ask",
+            "What is Orla Freight's funding? Check funding and fleet.",
+        ])
+        .arg("--corpus")
+        .arg(&dir)
+        .assert()
+        .success();
+    let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
+    assert!(report.contains("Series C"), "{report}");
+    assert!(
+        report.contains("annual-report.pdf"),
+        "the PDF is a cited source"
+    );
+}

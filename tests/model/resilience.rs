@@ -213,6 +213,34 @@ async fn a_stalled_stream_hits_the_idle_timeout() {
 }
 
 #[tokio::test]
+async fn keep_alive_comments_keep_a_slow_stream_alive() {
+    within(async {
+        // 800 ms before the first token, idle timeout 300 ms: the comments
+        // every 100 ms say the connection is alive.
+        let mut pieces = Vec::new();
+        for _ in 0..8 {
+            pieces.push(Piece::Raw(": OPENROUTER PROCESSING\n\n".into()));
+            pieces.push(Piece::Pause(Duration::from_millis(100)));
+        }
+        pieces.push(Piece::Raw(data(&delta(json!({"content": "slow but alive"})))));
+        for c in finish("stop", (1, 1)) {
+            pieces.push(Piece::Raw(data(&c)));
+        }
+        pieces.push(Piece::Raw("data: [DONE]\n\n".into()));
+        let server = Scripted::start(vec![Reply::Sse(pieces)]).await;
+        let mut o = options(&server, "test/alive");
+        o.streaming = true;
+        o.max_retries = 0;
+        let r = client(o)
+            .complete(&request(question(), vec![]), &NoSink)
+            .await
+            .unwrap();
+        assert_eq!(r.content, "slow but alive");
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn the_request_timeout_bounds_a_slow_answer() {
     within(async {
         // Bytes keep trickling (so the idle timer never fires), but the
@@ -341,8 +369,9 @@ async fn the_key_never_shows_in_errors_notices_or_debug() {
         );
         o.max_retries = 1;
         o.backoff_base = Duration::from_millis(5);
-        let err = OpenAiClient::new(o)
-            .unwrap()
+        let keyed = OpenAiClient::new(o).unwrap();
+        assert_hidden("client Debug", &format!("{keyed:?}"));
+        let err = keyed
             .complete(&req, &notices)
             .await
             .unwrap_err();

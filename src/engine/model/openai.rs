@@ -56,7 +56,7 @@ pub enum ModelBuildError {
 }
 
 /// Everything one client needs. [`OpenAiOptions::new`] fills the defaults.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OpenAiOptions {
     /// Up to and without `/chat/completions`, e.g. `https://openrouter.ai/api/v1`.
     pub base_url: String,
@@ -98,14 +98,57 @@ impl OpenAiOptions {
     }
 }
 
+// Written by hand: the base URL may carry credentials of its own.
+impl std::fmt::Debug for OpenAiOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiOptions")
+            .field("base_url", &redact_url(&self.base_url))
+            .field("api_key", &self.api_key)
+            .field("slug", &self.slug)
+            .field("streaming", &self.streaming)
+            .field("protocol", &self.protocol)
+            .field("request_timeout", &self.request_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("backoff_base", &self.backoff_base)
+            .field("backoff_max", &self.backoff_max)
+            .field("retry_after_cap", &self.retry_after_cap)
+            .finish()
+    }
+}
+
+/// A URL fit to print: no user, password, query or fragment.
+fn redact_url(raw: &str) -> String {
+    match reqwest::Url::parse(raw.trim()) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => "(unparseable URL)".into(),
+    }
+}
+
 /// A chat model behind an OpenAI-compatible endpoint.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OpenAiClient {
     http: reqwest::Client,
     opts: Arc<OpenAiOptions>,
     url: String,
     /// Set once the endpoint rejected `tools` (auto mode); shared by clones.
     envelope: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for OpenAiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiClient")
+            .field("options", &self.opts)
+            .field("envelope_learnt", &self.envelope.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
 }
 
 impl OpenAiClient {
@@ -157,15 +200,7 @@ impl OpenAiClient {
         let body = wire::request_body(&self.opts.slug, messages, Some(tools), self.opts.streaming);
         let a = self.call(&body, sink).await?;
         let (content, thinking) = split_thinking(&a.content, &a.thinking);
-        let tool_calls = a
-            .calls
-            .into_iter()
-            .map(|c| ToolCall {
-                id: c.id.unwrap_or_else(new_call_id),
-                name: c.name.trim().to_string(),
-                arguments: parse_arguments(&c.arguments),
-            })
-            .collect();
+        let tool_calls = native_calls(a.calls);
         Ok(self.response(content, tool_calls, thinking, a.usage.unwrap_or_default()))
     }
 
@@ -201,16 +236,8 @@ impl OpenAiClient {
                 return Ok(self.response(content, vec![], thinking_now(), usage));
             }
             // A server that parsed calls out of the text itself.
-            if !a.calls.is_empty() {
-                let calls = a
-                    .calls
-                    .into_iter()
-                    .map(|c| ToolCall {
-                        id: c.id.unwrap_or_else(new_call_id),
-                        name: c.name.trim().to_string(),
-                        arguments: parse_arguments(&c.arguments),
-                    })
-                    .collect();
+            let calls = native_calls(a.calls);
+            if !calls.is_empty() {
                 return Ok(self.response(content, calls, thinking_now(), usage));
             }
             match envelope::parse(&content) {
@@ -512,8 +539,7 @@ impl ChatModel for OpenAiClient {
 /// "auto tool choice requires --enable-auto-tool-choice").
 fn rejects_tools(status: u16, body: &str) -> bool {
     let b = body.to_ascii_lowercase();
-    matches!(status, 400 | 404 | 422)
-        && (b.contains("tool") || b.contains("function") || b.contains("not supported"))
+    matches!(status, 400 | 404 | 422) && (b.contains("tool") || b.contains("function"))
 }
 
 fn mentions_refusal(text: &str) -> bool {
@@ -548,6 +574,19 @@ fn split_thinking(content: &str, thinking: &str) -> (String, Option<String>) {
     }
     let thinking = (!thinking.trim().is_empty()).then_some(thinking);
     (content, thinking)
+}
+
+/// Calls as the agent sees them. An entry with neither name nor arguments
+/// (some servers open a call they never fill) is dropped.
+fn native_calls(raw: Vec<sse::RawCall>) -> Vec<ToolCall> {
+    raw.into_iter()
+        .filter(|c| !(c.name.trim().is_empty() && c.arguments.trim().is_empty()))
+        .map(|c| ToolCall {
+            id: c.id.unwrap_or_else(new_call_id),
+            name: c.name.trim().to_string(),
+            arguments: parse_arguments(&c.arguments),
+        })
+        .collect()
 }
 
 /// Arguments as JSON; text that does not parse is passed on as a string so

@@ -3,6 +3,7 @@
 //! are matched to their call by `index`, or by `id` when a provider sends no
 //! index, or appended to the last call when a piece carries neither.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use eventsource_stream::{EventStreamError, Eventsource};
@@ -176,7 +177,9 @@ fn parse_data(data: &str) -> Vec<Completion> {
 }
 
 /// Reads an SSE byte stream to its end (or `[DONE]`), failing when no bytes
-/// arrive for `idle`. Transport errors and early ends are transient.
+/// arrive for `idle`. Any bytes count, keep-alive comments included: they
+/// exist to tell a slow model from a dead connection. Transport errors and
+/// early ends are transient.
 pub async fn read_stream<S, B, E>(
     bytes: S,
     idle: Duration,
@@ -187,11 +190,26 @@ where
     B: AsRef<[u8]>,
     E: std::fmt::Display,
 {
-    let mut events = bytes.eventsource();
+    let base = tokio::time::Instant::now();
+    // Microseconds after `base` at which bytes last arrived.
+    let last_bytes = AtomicU64::new(0);
+    let since_base = || u64::try_from(base.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let mut events = bytes
+        .inspect(|_| last_bytes.store(since_base(), Ordering::Relaxed))
+        .eventsource();
     let mut out = Assembled::default();
     loop {
-        let next = match tokio::time::timeout(idle, events.next()).await {
+        let deadline =
+            base + Duration::from_micros(last_bytes.load(Ordering::Relaxed)) + idle;
+        let next = match tokio::time::timeout_at(deadline, events.next()).await {
             Ok(n) => n,
+            // Bytes came in (a comment, part of an event) since the deadline
+            // was set: wait on. `next()` is cancel-safe, nothing is lost.
+            Err(_) if base + Duration::from_micros(last_bytes.load(Ordering::Relaxed)) + idle
+                > tokio::time::Instant::now() =>
+            {
+                continue;
+            }
             Err(_) => {
                 let idle_ms = u64::try_from(idle.as_millis()).unwrap_or(u64::MAX);
                 return Err(Failure::transient(

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use dra::config::{Config, Layers};
 use dra::engine::model::openai::{ModelBuildError, router_from_config};
-use dra::engine::model::{NoSink, ModelError};
+use dra::engine::model::{ModelError, NoSink};
 use serde_json::json;
 
 use super::scripted::{Reply, Scripted, delta, finish, text_completion};
@@ -55,7 +55,10 @@ async fn one_client_per_slot_with_the_tier_slugs_and_streaming_rules() {
         assert_eq!(r.content, "whole");
         // DRA_MAX_RETRIES=0: the 503 is final at once.
         let err = router.utility.complete(&req, &NoSink).await.unwrap_err();
-        assert!(matches!(err, ModelError::Http { status: 503, .. }), "{err:?}");
+        assert!(
+            matches!(err, ModelError::Http { status: 503, .. }),
+            "{err:?}"
+        );
 
         let reqs = server.requests();
         assert_eq!(reqs.len(), 3);
@@ -65,7 +68,10 @@ async fn one_client_per_slot_with_the_tier_slugs_and_streaming_rules() {
         assert_eq!(reqs[1].body["model"], "deepseek/deepseek-v4-flash");
         assert_eq!(reqs[1].body["stream"], false);
         for q in &reqs {
-            assert_eq!(q.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+            assert_eq!(
+                q.header("authorization"),
+                Some(format!("Bearer {KEY}").as_str())
+            );
         }
     })
     .await;

@@ -136,7 +136,10 @@ async fn a_malformed_call_gets_a_repair_turn() {
         assert_eq!(m.len(), 4);
         assert_eq!(m[2], json!({"role": "assistant", "content": broken}));
         let repair = reqs[1].last_content();
-        assert!(repair.contains("the JSON broke at the character '\"'"), "{repair}");
+        assert!(
+            repair.contains("the JSON broke at the character '\"'"),
+            "{repair}"
+        );
         assert!(repair.contains(r#""a" "b""#), "{repair}");
         assert!(repair.contains("same call to `web_search`"), "{repair}");
         assert!(!repair.contains("FINAL>>> at the start"), "{repair}");
@@ -165,7 +168,8 @@ async fn a_broken_final_is_pointed_at_the_marker_then_salvaged() {
         assert_eq!(reqs.len(), 3);
         for q in &reqs[1..] {
             assert!(
-                q.last_content().contains("write FINAL>>> at the start of a line"),
+                q.last_content()
+                    .contains("write FINAL>>> at the start of a line"),
                 "{}",
                 q.last_content()
             );
@@ -301,7 +305,10 @@ async fn native_mode_reports_a_tools_rejection_instead_of_falling_back() {
             .complete(&request(question(), vec![search_tool()]), &notices)
             .await
             .unwrap_err();
-        assert!(matches!(err, ModelError::Http { status: 404, .. }), "{err:?}");
+        assert!(
+            matches!(err, ModelError::Http { status: 404, .. }),
+            "{err:?}"
+        );
         assert!(notices.all().is_empty());
         assert_eq!(server.requests().len(), 1);
     })

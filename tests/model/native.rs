@@ -68,8 +68,15 @@ async fn a_whole_answer_maps_both_ways() {
         let q = &reqs[0];
         assert_eq!(q.method, "POST");
         assert_eq!(q.path, "/v1/chat/completions");
-        assert_eq!(q.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
-        assert!(q.header("content-type").unwrap().starts_with("application/json"));
+        assert_eq!(
+            q.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+        assert!(
+            q.header("content-type")
+                .unwrap()
+                .starts_with("application/json")
+        );
         assert_eq!(q.body["model"], "test/model-a");
         assert_eq!(q.body["stream"], false);
         assert!(q.body.get("stream_options").is_none());
@@ -91,7 +98,10 @@ async fn a_whole_answer_maps_both_ways() {
         let m = q.messages();
         assert_eq!(m.len(), 5);
         assert_eq!(m[0], json!({"role": "system", "content": "You research."}));
-        assert_eq!(m[1], json!({"role": "user", "content": "Who runs PadmaPay?"}));
+        assert_eq!(
+            m[1],
+            json!({"role": "user", "content": "Who runs PadmaPay?"})
+        );
         assert_eq!(
             m[2],
             json!({

@@ -222,7 +222,9 @@ async fn keep_alive_comments_keep_a_slow_stream_alive() {
             pieces.push(Piece::Raw(": OPENROUTER PROCESSING\n\n".into()));
             pieces.push(Piece::Pause(Duration::from_millis(100)));
         }
-        pieces.push(Piece::Raw(data(&delta(json!({"content": "slow but alive"})))));
+        pieces.push(Piece::Raw(data(&delta(
+            json!({"content": "slow but alive"}),
+        ))));
         for c in finish("stop", (1, 1)) {
             pieces.push(Piece::Raw(data(&c)));
         }
@@ -331,13 +333,17 @@ async fn an_in_band_stream_error_is_retried() {
 
 fn assert_hidden(what: &str, text: &str) {
     assert!(!text.contains(KEY), "{what} shows the key: {text}");
-    assert!(!text.contains("canary"), "{what} shows part of the key: {text}");
+    assert!(
+        !text.contains("canary"),
+        "{what} shows part of the key: {text}"
+    );
 }
 
 #[tokio::test]
 async fn the_key_never_shows_in_errors_notices_or_debug() {
     within(async {
-        let echo = json!({"error": {"message": format!("Incorrect API key provided: {KEY}. Check it.")}});
+        let echo =
+            json!({"error": {"message": format!("Incorrect API key provided: {KEY}. Check it.")}});
         let server = Scripted::start(vec![
             Reply::status(401, echo.clone()),
             Reply::status(500, echo.clone()),
@@ -371,10 +377,7 @@ async fn the_key_never_shows_in_errors_notices_or_debug() {
         o.backoff_base = Duration::from_millis(5);
         let keyed = OpenAiClient::new(o).unwrap();
         assert_hidden("client Debug", &format!("{keyed:?}"));
-        let err = keyed
-            .complete(&req, &notices)
-            .await
-            .unwrap_err();
+        let err = keyed.complete(&req, &notices).await.unwrap_err();
         assert!(matches!(err, ModelError::Connection(_)), "{err:?}");
         errors.push(err);
 
@@ -383,7 +386,11 @@ async fn the_key_never_shows_in_errors_notices_or_debug() {
             assert_hidden("error Display", &e.to_string());
             assert_hidden("error Debug", &format!("{e:?}"));
         }
-        assert!(errors[0].to_string().contains("Incorrect API key provided: ***"));
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("Incorrect API key provided: ***")
+        );
         for n in notices.all() {
             assert_hidden("notice", &format!("{n:?}"));
         }

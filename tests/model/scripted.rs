@@ -13,6 +13,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
+use axum::serve::ListenerExt;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -92,7 +93,11 @@ pub fn completion(message: Value, finish: &str, usage: (u64, u64)) -> Value {
 
 /// A completion whose answer is this text.
 pub fn text_completion(content: &str) -> Value {
-    completion(json!({"role": "assistant", "content": content}), "stop", (10, 5))
+    completion(
+        json!({"role": "assistant", "content": content}),
+        "stop",
+        (10, 5),
+    )
 }
 
 /// A stream chunk carrying a delta.
@@ -159,6 +164,11 @@ impl Scripted {
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        // Without TCP_NODELAY each small SSE write waits on the client's
+        // delayed ACK (~40 ms), which real streaming servers do not do.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });

@@ -314,9 +314,15 @@ fn many_calls(o: &Map<String, Value>) -> Result<Envelope, Malformed> {
 }
 
 fn looks_like_envelope(cand: &str) -> bool {
-    ["\"type\"", "\"name\"", "\"args\"", "\"tool_call", "\"content\""]
-        .iter()
-        .any(|k| cand.contains(k))
+    [
+        "\"type\"",
+        "\"name\"",
+        "\"args\"",
+        "\"tool_call",
+        "\"content\"",
+    ]
+    .iter()
+    .any(|k| cand.contains(k))
 }
 
 fn attempted(cand: &str) -> Attempted {
@@ -487,10 +493,7 @@ pub fn repair_message(m: &Malformed) -> String {
             "Reply with exactly one of: a tool call {{\"type\":\"tool_call\",\"name\":\"<tool>\",\"args\":{{...}}}}, several calls {{\"type\":\"tool_calls\",\"calls\":[...]}}, or {FINAL_MARKER} at the start of a line followed by your answer as plain text."
         ),
     };
-    format!(
-        "Your last reply could not be read: {}.\n{ask}",
-        m.problem
-    )
+    format!("Your last reply could not be read: {}.\n{ask}", m.problem)
 }
 
 /// The system preamble that teaches the protocol and lists the tools.
@@ -607,10 +610,18 @@ mod tests {
             Ok(call("search", json!({"q": "x"})))
         );
         assert_eq!(
-            parse(r#"{"type":"tool_calls","calls":[{"name":"a","args":{}},{"name":"b","args":{"n":1}}]}"#),
+            parse(
+                r#"{"type":"tool_calls","calls":[{"name":"a","args":{}},{"name":"b","args":{"n":1}}]}"#
+            ),
             Ok(Envelope::Calls(vec![
-                EnvelopeCall { name: "a".into(), args: json!({}) },
-                EnvelopeCall { name: "b".into(), args: json!({"n": 1}) },
+                EnvelopeCall {
+                    name: "a".into(),
+                    args: json!({})
+                },
+                EnvelopeCall {
+                    name: "b".into(),
+                    args: json!({"n": 1})
+                },
             ]))
         );
         assert_eq!(
@@ -695,8 +706,8 @@ mod tests {
 
     #[test]
     fn a_broken_call_names_the_character_and_asks_for_the_same_call() {
-        let e = parse(r#"{"type":"tool_call","name":"search","args":{"q":"x" "n":3}}"#)
-            .unwrap_err();
+        let e =
+            parse(r#"{"type":"tool_call","name":"search","args":{"q":"x" "n":3}}"#).unwrap_err();
         assert_eq!(
             e.attempted,
             Attempted::ToolCall {
@@ -713,8 +724,8 @@ mod tests {
 
     #[test]
     fn a_broken_final_is_pointed_at_the_marker_and_salvaged() {
-        let e = parse(r#"{"type":"final","content":"The "best" option is A.\nSee [1]."}"#)
-            .unwrap_err();
+        let e =
+            parse(r#"{"type":"final","content":"The "best" option is A.\nSee [1]."}"#).unwrap_err();
         assert_eq!(e.attempted, Attempted::Final);
         assert_eq!(
             e.salvage.as_deref(),
@@ -774,7 +785,10 @@ mod tests {
             "Tool result for search (call_1):\nresult text\n\nwrap up"
         );
         assert_eq!(out[4].content, "FINAL>>>\nThe answer");
-        assert!(out.iter().all(|m| m.role != Role::Tool && m.tool_calls.is_empty()));
+        assert!(
+            out.iter()
+                .all(|m| m.role != Role::Tool && m.tool_calls.is_empty())
+        );
     }
 
     fn envelope_text() -> impl Strategy<Value = String> {

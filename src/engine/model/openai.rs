@@ -15,8 +15,8 @@ use super::retry::{self, Failure};
 use super::sse::{self, Assembled};
 use super::wire::{self, Completion};
 use super::{
-    ChatModel, ChatRequest, ChatResponse, Message, ModelError, ModelNotice, ModelRouter,
-    ModelSink, ToolCall, Usage,
+    ChatModel, ChatRequest, ChatResponse, Message, ModelError, ModelNotice, ModelRouter, ModelSink,
+    ToolCall, Usage,
 };
 use crate::config::{Config, Secret, settings};
 
@@ -153,7 +153,8 @@ impl std::fmt::Debug for OpenAiClient {
 
 impl OpenAiClient {
     pub fn new(opts: OpenAiOptions) -> Result<Self, ModelBuildError> {
-        let base = reqwest::Url::parse(opts.base_url.trim()).map_err(|_| ModelBuildError::BaseUrl)?;
+        let base =
+            reqwest::Url::parse(opts.base_url.trim()).map_err(|_| ModelBuildError::BaseUrl)?;
         if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
             return Err(ModelBuildError::BaseUrl);
         }
@@ -168,7 +169,10 @@ impl OpenAiClient {
         let http = builder
             .build()
             .map_err(|e| ModelBuildError::Client(e.without_url().to_string()))?;
-        let url = format!("{}/chat/completions", opts.base_url.trim().trim_end_matches('/'));
+        let url = format!(
+            "{}/chat/completions",
+            opts.base_url.trim().trim_end_matches('/')
+        );
         Ok(OpenAiClient {
             http,
             opts: Arc::new(opts),
@@ -209,10 +213,11 @@ impl OpenAiClient {
         request: &ChatRequest,
         sink: &dyn ModelSink,
     ) -> Result<ChatResponse, ModelError> {
-        let mut messages: Vec<Value> = envelope::convert_messages(&request.messages, &request.tools)
-            .iter()
-            .map(wire::message_json)
-            .collect();
+        let mut messages: Vec<Value> =
+            envelope::convert_messages(&request.messages, &request.tools)
+                .iter()
+                .map(wire::message_json)
+                .collect();
         let mut usage = Usage::default();
         let mut thinking = String::new();
         let mut last = None;
@@ -309,9 +314,7 @@ impl OpenAiClient {
             .retry(backoff)
             .sleep(tokio::time::sleep)
             .when(|f: &Failure| f.retryable)
-            .adjust(|f: &Failure, next: Option<Duration>| {
-                next.map(|d| f.retry_after.unwrap_or(d))
-            })
+            .adjust(|f: &Failure, next: Option<Duration>| next.map(|d| f.retry_after.unwrap_or(d)))
             .notify(|f: &Failure, delay: Duration| {
                 attempt += 1;
                 sink.notice(ModelNotice::Retry {
@@ -356,11 +359,8 @@ impl OpenAiClient {
             .map_err(|e| self.transport_failure(e, "connection failed"))?;
         let status = resp.status();
         if !status.is_success() {
-            let wait = retry::retry_after(
-                resp.headers(),
-                SystemTime::now(),
-                self.opts.retry_after_cap,
-            );
+            let wait =
+                retry::retry_after(resp.headers(), SystemTime::now(), self.opts.retry_after_cap);
             let text = resp.text().await.unwrap_or_default();
             return Err(self.status_failure(status.as_u16(), &text, wait));
         }
@@ -671,7 +671,8 @@ pub fn router_from_config(config: &Config) -> Result<ModelRouter, ModelBuildErro
         if let Some((_, m)) = built.iter().find(|(s, _)| *s == slug) {
             return Ok(m.clone());
         }
-        let m: Arc<dyn ChatModel> = Arc::new(OpenAiClient::new(options_from_config(config, slug)?)?);
+        let m: Arc<dyn ChatModel> =
+            Arc::new(OpenAiClient::new(options_from_config(config, slug)?)?);
         built.push((slug, m.clone()));
         Ok(m)
     };
@@ -698,7 +699,9 @@ pub fn base_url_allowed(configured: &str, requested: &str, allowlist: &[String])
 
 fn normalise_base(raw: &str) -> Option<(String, String, u16, String)> {
     let url = reqwest::Url::parse(raw.trim()).ok()?;
-    if !matches!(url.scheme(), "http" | "https") || url.query().is_some() || url.fragment().is_some()
+    if !matches!(url.scheme(), "http" | "https")
+        || url.query().is_some()
+        || url.fragment().is_some()
     {
         return None;
     }
@@ -748,7 +751,11 @@ mod tests {
     #[test]
     fn streaming_denylist_matches_substrings() {
         let deny = vec!["deepseek-v4-flash".to_string()];
-        assert!(!streaming_allowed("deepseek/deepseek-v4-flash", true, &deny));
+        assert!(!streaming_allowed(
+            "deepseek/deepseek-v4-flash",
+            true,
+            &deny
+        ));
         assert!(streaming_allowed("deepseek/deepseek-v4-pro", true, &deny));
         assert!(!streaming_allowed("xiaomi/mimo-v2.5", false, &deny));
     }

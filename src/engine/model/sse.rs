@@ -199,14 +199,14 @@ where
         .eventsource();
     let mut out = Assembled::default();
     loop {
-        let deadline =
-            base + Duration::from_micros(last_bytes.load(Ordering::Relaxed)) + idle;
+        let deadline = base + Duration::from_micros(last_bytes.load(Ordering::Relaxed)) + idle;
         let next = match tokio::time::timeout_at(deadline, events.next()).await {
             Ok(n) => n,
             // Bytes came in (a comment, part of an event) since the deadline
             // was set: wait on. `next()` is cancel-safe, nothing is lost.
-            Err(_) if base + Duration::from_micros(last_bytes.load(Ordering::Relaxed)) + idle
-                > tokio::time::Instant::now() =>
+            Err(_)
+                if base + Duration::from_micros(last_bytes.load(Ordering::Relaxed)) + idle
+                    > tokio::time::Instant::now() =>
             {
                 continue;
             }
@@ -416,7 +416,9 @@ mod tests {
             let v = serde_json::json!({"choices":[{"delta":{"tool_calls":[tc]}}]});
             body.push_str(&format!("data: {v}\n\n"));
         }
-        body.push_str("data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+        body.push_str(
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+        );
         body
     }
 

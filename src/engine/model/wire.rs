@@ -358,7 +358,10 @@ mod tests {
         m.reasoning = Some("because".into());
         let j = message_json(&m);
         assert_eq!(j["content"], Value::Null);
-        assert_eq!(j["tool_calls"][0]["function"]["arguments"], json!("{\"q\":\"x\"}"));
+        assert_eq!(
+            j["tool_calls"][0]["function"]["arguments"],
+            json!("{\"q\":\"x\"}")
+        );
         assert_eq!(j["reasoning_content"], json!("because"));
         let plain = message_json(&Message::assistant("hello", vec![]));
         assert!(plain.get("reasoning_content").is_none());

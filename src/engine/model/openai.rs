@@ -261,7 +261,7 @@ impl OpenAiClient {
                     return Ok(self.response(String::new(), calls, thinking_now(), usage));
                 }
                 Err(m) => {
-                    tracing::debug!(problem = %m.problem, "malformed envelope; asking for a repair");
+                    tracing::debug!(problem = %self.scrub(&m.problem), "malformed envelope; asking for a repair");
                     messages.push(wire::message_json(&Message::assistant(content, vec![])));
                     messages.push(wire::message_json(&Message::user(
                         envelope::repair_message(&m),

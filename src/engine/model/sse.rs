@@ -256,10 +256,8 @@ where
             break;
         }
         if chunks.is_empty() {
-            tracing::debug!(
-                excerpt = %data.chars().take(120).collect::<String>(),
-                "skipping an unreadable stream chunk"
-            );
+            // Only the size: provider text is not for logs.
+            tracing::debug!(bytes = data.len(), "skipping an unreadable stream chunk");
         }
         for c in chunks {
             out.push_chunk(c, sink);

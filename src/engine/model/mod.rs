@@ -2,7 +2,12 @@
 //! trait every model implements (the offline extractive model today, the
 //! OpenAI-compatible HTTP client next).
 
+pub mod envelope;
 pub mod offline;
+pub mod openai;
+pub mod retry;
+pub mod sse;
+pub mod wire;
 
 use std::sync::Arc;
 
@@ -39,6 +44,10 @@ pub struct Message {
     /// For tool messages: the tool's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// For assistant messages: the model's reasoning on that turn. Some
+    /// providers (DeepSeek) refuse the next turn unless it is sent back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
 }
 
 impl Message {
@@ -72,6 +81,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: None,
             name: None,
+            reasoning: None,
         }
     }
 }
@@ -123,6 +133,19 @@ pub enum ModelError {
     Refused(String),
     #[error("model call timed out after {0} s")]
     Timeout(u64),
+    /// The endpoint answered with an error status (after any retries).
+    #[error("model endpoint answered HTTP {status}: {body_excerpt}")]
+    Http { status: u16, body_excerpt: String },
+    /// The connection failed or dropped (after any retries).
+    #[error("model endpoint connection failed: {0}")]
+    Connection(String),
+    /// A streamed answer stopped sending data.
+    #[error("model stream stalled: no data for {idle_ms} ms")]
+    Stalled { idle_ms: u64 },
+    /// The answer could not be understood (not JSON, or an envelope that
+    /// stayed malformed through every repair attempt).
+    #[error("model answer malformed: {0}")]
+    Malformed(String),
 }
 
 /// What a model client reports while a call is in flight.

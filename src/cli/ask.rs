@@ -12,6 +12,7 @@ use crate::corpus::Corpus;
 use crate::engine::budget::Limits;
 use crate::engine::model::ModelRouter;
 use crate::engine::model::offline::OfflineModel;
+use crate::engine::model::openai;
 use crate::engine::tools::web::{CorpusWeb, Fetcher, SearchBackend};
 use crate::engine::{Engine, EngineConfig};
 use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
@@ -27,6 +28,10 @@ pub struct AskArgs {
     /// Use the offline extractive model even when an API key is set.
     #[arg(long)]
     pub offline: bool,
+    /// Point the model client at another OpenAI-compatible endpoint for this
+    /// run; it must be OPENAI_BASE_URL or on DRA_ALLOWED_BASE_URLS.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
     /// Research the web with the configured search backend, even offline
     /// (online runs without --corpus always do).
     #[arg(long, conflicts_with = "corpus")]
@@ -152,6 +157,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             question: &args.question,
             corpus: args.corpus.as_deref(),
             web: args.web,
+            base_url: args.base_url.as_deref(),
             anchors,
         },
     )?;
@@ -165,6 +171,8 @@ pub struct RunInputs<'a> {
     pub corpus: Option<&'a Path>,
     /// Use the web search backend even offline.
     pub web: bool,
+    /// A per-run model endpoint (checked against the allowlist).
+    pub base_url: Option<&'a str>,
     pub anchors: EntityAnchors,
 }
 
@@ -190,15 +198,31 @@ pub fn prepare(
     inputs: RunInputs<'_>,
 ) -> Result<RunSetup, CliError> {
     let has_key = config.api_key().is_some();
-    let wants_offline = config.bool(settings::OFFLINE) || !has_key;
+    let online = has_key && !config.bool(settings::OFFLINE);
+    let mode = if online {
+        RunMode::Online
+    } else {
+        RunMode::Offline
+    };
     let chatty = !g.quiet;
-    if !wants_offline && chatty {
-        eprintln!(
-            "warning: an API key is set, but this build has no OpenAI-compatible client yet; running offline with the extractive model"
-        );
+    let configured_base = config.text(settings::OPENAI_BASE_URL).unwrap_or_default();
+    if let Some(requested) = inputs.base_url
+        && !openai::base_url_allowed(
+            configured_base,
+            requested,
+            &config.list(settings::ALLOWED_BASE_URLS),
+        )
+    {
+        return Err(CliError::Usage(anyhow::anyhow!(
+            "refusing --base-url {requested}: a run may only use OPENAI_BASE_URL ({configured_base}) or a URL listed in DRA_ALLOWED_BASE_URLS, so the API key cannot be sent elsewhere"
+        )));
     }
-    let mode = RunMode::Offline;
-    let online = mode == RunMode::Online;
+    let models = if online {
+        openai::router_with_base(config, inputs.base_url)
+            .map_err(|e| CliError::Usage(anyhow::anyhow!("cannot set up the model client: {e}")))?
+    } else {
+        ModelRouter::single(Arc::new(OfflineModel))
+    };
     let (search, fetcher, backend_label): (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String) =
         match inputs.corpus {
             Some(path) => {
@@ -238,10 +262,18 @@ pub fn prepare(
                 (Arc::new(web.clone()), Arc::new(web), label)
             }
         };
-    if !g.json && chatty && mode == RunMode::Offline {
-        eprintln!(
-            "dra: offline mode: a deterministic extractive model (no language model) reads {backend_label}"
-        );
+    if !g.json && chatty {
+        match mode {
+            RunMode::Offline => eprintln!(
+                "dra: offline mode: a deterministic extractive model (no language model) reads {backend_label}"
+            ),
+            RunMode::Online => eprintln!(
+                "dra: tier {} ({}) at {} reads {backend_label}",
+                config.tier().name,
+                config.tier().research.slug,
+                inputs.base_url.unwrap_or(configured_base)
+            ),
+        }
     }
 
     let runs_dir = config.runs_dir();
@@ -271,7 +303,7 @@ pub fn prepare(
         header,
         mode,
         tier: config.tier(),
-        models: ModelRouter::single(Arc::new(OfflineModel)),
+        models,
         search,
         fetcher,
         limits: limits(config),

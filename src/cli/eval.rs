@@ -262,6 +262,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 question: &case.question,
                 corpus: corpus_path.as_deref(),
                 web: false,
+                base_url: None,
                 anchors: case.entity.clone(),
             },
         )?;

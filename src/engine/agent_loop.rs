@@ -127,7 +127,9 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             }
             if nudges < MAX_NUDGES {
                 nudges += 1;
-                messages.push(Message::assistant(response.content.clone(), vec![]));
+                let mut assistant = Message::assistant(response.content.clone(), vec![]);
+                assistant.reasoning = response.thinking.clone();
+                messages.push(assistant);
                 messages.push(Message::user(spec.nudge));
                 continue;
             }
@@ -135,10 +137,11 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                 text: response.content,
             };
         }
-        messages.push(Message::assistant(
-            response.content.clone(),
-            response.tool_calls.clone(),
-        ));
+        let mut assistant =
+            Message::assistant(response.content.clone(), response.tool_calls.clone());
+        // Some providers (DeepSeek) refuse the next turn without their reasoning sent back.
+        assistant.reasoning = response.thinking.clone();
+        messages.push(assistant);
         let outputs = join_all(
             response
                 .tool_calls

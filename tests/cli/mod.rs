@@ -1,4 +1,5 @@
 mod ask;
 mod commands;
 mod common;
+mod online;
 mod web_run;

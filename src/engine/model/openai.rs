@@ -665,14 +665,26 @@ pub fn options_from_config(config: &Config, slug: &str) -> Result<OpenAiOptions,
 /// One client per tier slot (slots with the same slug share one, so a
 /// fallback to the envelope protocol is learnt once).
 pub fn router_from_config(config: &Config) -> Result<ModelRouter, ModelBuildError> {
+    router_with_base(config, None)
+}
+
+/// [`router_from_config`] with the base URL replaced for this run; the
+/// caller has checked it with [`base_url_allowed`].
+pub fn router_with_base(
+    config: &Config,
+    base_url: Option<&str>,
+) -> Result<ModelRouter, ModelBuildError> {
     let tier = config.tier();
     let mut built: Vec<(&str, Arc<dyn ChatModel>)> = Vec::new();
     let mut client = |slug: &'static str| -> Result<Arc<dyn ChatModel>, ModelBuildError> {
         if let Some((_, m)) = built.iter().find(|(s, _)| *s == slug) {
             return Ok(m.clone());
         }
-        let m: Arc<dyn ChatModel> =
-            Arc::new(OpenAiClient::new(options_from_config(config, slug)?)?);
+        let mut options = options_from_config(config, slug)?;
+        if let Some(base) = base_url {
+            options.base_url = base.trim_end_matches('/').to_string();
+        }
+        let m: Arc<dyn ChatModel> = Arc::new(OpenAiClient::new(options)?);
         built.push((slug, m.clone()));
         Ok(m)
     };

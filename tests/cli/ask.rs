@@ -540,3 +540,31 @@ fn folder_corpora_read_pdf_files() {
         "the PDF is a cited source"
     );
 }
+
+#[test]
+fn tool_call_caps_hold_exactly_with_eight_parallel_sub_researchers() {
+    for limit in [9u64, 17, 30] {
+        let sb = Sandbox::new();
+        let out = sb
+            .dra()
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args(["--json", "ask", "--max-parallel", "8", "--max-tool-calls"])
+            .arg(limit.to_string())
+            .arg("Is PadmaPay (Kochi, India) reliable? Check leadership, licence status, funding, reliability, security incidents, pricing, merchant sentiment and history.")
+            .assert()
+            .code(5);
+        let events = parse_events(&String::from_utf8_lossy(&out.get_output().stdout));
+        let started = events.iter().filter(|e| matches!(&e.body, EventBody::ToolCall { tool, .. } if tool != "submit_findings" && tool != "submit_report")).count() as u64;
+        let used = events.iter().find_map(|e| match &e.body {
+            EventBody::Usage { tool_calls, .. } => Some(*tool_calls),
+            _ => None,
+        });
+        assert_eq!(used, Some(limit), "the cap is reached exactly");
+        assert!(
+            started <= limit,
+            "{started} tool calls started against a cap of {limit}"
+        );
+        assert!(sb.run_dir().join("report.md").is_file());
+    }
+}

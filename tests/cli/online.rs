@@ -546,3 +546,35 @@ fn base_url_overrides_must_be_allowlisted() {
         "the allowlisted override is used"
     );
 }
+
+#[test]
+fn token_and_dollar_caps_halt_online_runs_without_overshoot() {
+    for (key, value) in [("DRA_MAX_TOTAL_TOKENS", "9000"), ("DRA_MAX_USD", "0.0015")] {
+        let server = start(Fault::None);
+        let (code, events, sb) = run_online(&server, &[(key, value)]);
+        assert_eq!(code, Some(5), "{key}: {:?}", last_status(&events));
+        let (tokens, usd) = events
+            .iter()
+            .find_map(|e| match &e.body {
+                EventBody::Usage {
+                    total_tokens,
+                    cost_usd,
+                    ..
+                } => Some((*total_tokens, *cost_usd)),
+                _ => None,
+            })
+            .unwrap();
+        if key == "DRA_MAX_TOTAL_TOKENS" {
+            assert!(tokens <= 9000, "{tokens} tokens against a cap of 9000");
+        } else {
+            assert!(usd <= 0.0015, "${usd} against a cap of $0.0015");
+        }
+        assert!(events.iter().any(
+            |e| matches!(&e.body, EventBody::Status(s) if s.state == StatusState::BudgetHalt)
+        ));
+        assert!(
+            sb.run_dir().join("report.md").is_file(),
+            "a salvaged report is written"
+        );
+    }
+}

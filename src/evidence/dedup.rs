@@ -2,6 +2,14 @@
 //! overlap with Jaccard above [`COPY_THRESHOLD`] are one origin; the copy's
 //! vote goes to the original.
 //!
+//! Page chrome (a wire site's navigation, disclaimer and "trending" list)
+//! around a short release pulls Jaccard under the course's threshold: the
+//! Halden wire copy scores 0.77 against its release. So a page is also a
+//! copy when at least [`CONTAINMENT_THRESHOLD`] of the smaller page's
+//! shingles are in the larger and the smaller is at least
+//! [`MIN_SIZE_RATIO`] of the larger's size (a short statement quoted inside
+//! a long article stays independent).
+//!
 //! All-pairs Jaccard is quadratic, so candidates come from MinHash
 //! signatures (128 slots) bucketed by LSH bands (32 bands of 4 rows): two
 //! pages land in one bucket with probability `1 - (1 - s^4)^32`, which is
@@ -23,6 +31,12 @@ pub const BANDS: usize = 32;
 const ROWS: usize = SLOTS / BANDS;
 /// Above this shingle Jaccard two pages are one origin.
 pub const COPY_THRESHOLD: f64 = 0.8;
+/// Above this share of the smaller page's shingles found in the larger,
+/// two pages of comparable size are one origin.
+pub const CONTAINMENT_THRESHOLD: f64 = 0.9;
+/// The smaller page must be at least this share of the larger for
+/// containment to count.
+pub const MIN_SIZE_RATIO: f64 = 0.5;
 
 /// What dedup needs to know about a page.
 #[derive(Debug, Clone, Copy)]
@@ -47,12 +61,14 @@ impl<'a> DocForDedup<'a> {
     }
 }
 
-/// Two pages found to be copies, with their exact shingle Jaccard.
+/// Two pages found to be copies, with their exact shingle overlap.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct CopyPair {
     pub a: String,
     pub b: String,
     pub jaccard: f64,
+    /// Share of the smaller page's shingles found in the larger.
+    pub containment: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -120,25 +136,40 @@ fn word_hashes(text: &str) -> Vec<u64> {
         .collect()
 }
 
-/// The sorted, deduplicated hashes of a text's 5-word shingles. A text
-/// shorter than five words is one shingle; an empty text has none.
+/// The sorted, deduplicated hashes of a text's 5-word shingles, taken
+/// within each paragraph (blocks separated by a blank line): a shingle
+/// spanning a navigation bar and a headline is layout, not content, and
+/// such shingles kept a copy with different chrome from matching. Single
+/// line breaks (hard-wrapped text) do not split. A paragraph shorter than
+/// five words is one shingle; an empty text has none.
 pub fn shingles(text: &str) -> Vec<u64> {
-    let words = word_hashes(text);
-    if words.is_empty() {
-        return Vec::new();
+    let mut out = Vec::new();
+    let mut paragraph = String::new();
+    for line in text.lines().chain(std::iter::once("")) {
+        if line.trim().is_empty() {
+            shingle_paragraph(&paragraph, &mut out);
+            paragraph.clear();
+        } else {
+            paragraph.push_str(line);
+            paragraph.push(' ');
+        }
     }
-    let k = SHINGLE_WORDS.min(words.len());
-    let mut out: Vec<u64> = words
-        .windows(k)
-        .map(|w| {
-            mix(w.iter().fold(0u64, |h, &x| {
-                (h.rotate_left(23) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            }))
-        })
-        .collect();
     out.sort_unstable();
     out.dedup();
     out
+}
+
+fn shingle_paragraph(paragraph: &str, out: &mut Vec<u64>) {
+    let words = word_hashes(paragraph);
+    if words.is_empty() {
+        return;
+    }
+    let k = SHINGLE_WORDS.min(words.len());
+    out.extend(words.windows(k).map(|w| {
+        mix(w.iter().fold(0u64, |h, &x| {
+            (h.rotate_left(23) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        }))
+    }));
 }
 
 /// Jaccard of two sorted, deduplicated sets; 0 when either is empty.
@@ -146,6 +177,32 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
+    let inter = intersection(a, b);
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+/// Share of the smaller set found in the larger; 0 when either is empty.
+pub fn containment(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    intersection(a, b) as f64 / a.len().min(b.len()) as f64
+}
+
+/// Whether two shingle sets are one origin; with the Jaccard and the
+/// containment, for the record.
+pub fn is_copy(a: &[u64], b: &[u64]) -> (bool, f64, f64) {
+    let (j, c) = (jaccard(a, b), containment(a, b));
+    let (small, large) = (a.len().min(b.len()), a.len().max(b.len()));
+    let comparable = large > 0 && small as f64 / large as f64 >= MIN_SIZE_RATIO;
+    (
+        j > COPY_THRESHOLD || (comparable && c > CONTAINMENT_THRESHOLD),
+        j,
+        c,
+    )
+}
+
+fn intersection(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut inter) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -158,7 +215,7 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
             }
         }
     }
-    inter as f64 / (a.len() + b.len() - inter) as f64
+    inter
 }
 
 /// The multiply-add constants of the 128 hash functions, fixed so runs are
@@ -283,16 +340,17 @@ pub fn find_copies(docs: &[DocForDedup]) -> Copies {
                             .entry(k)
                             .or_insert_with(|| shingles(docs[k as usize].text));
                     }
-                    let jac = match (shingle_cache.get(&i), shingle_cache.get(&j)) {
-                        (Some(a), Some(b)) => jaccard(a, b),
-                        _ => 0.0,
+                    let (copy, jac, cont) = match (shingle_cache.get(&i), shingle_cache.get(&j)) {
+                        (Some(a), Some(b)) => is_copy(a, b),
+                        _ => (false, 0.0, 0.0),
                     };
-                    if jac > COPY_THRESHOLD {
+                    if copy {
                         uf.union(i, j);
                         pairs.push(CopyPair {
                             a: docs[i as usize].url.to_string(),
                             b: docs[j as usize].url.to_string(),
                             jaccard: jac,
+                            containment: cont,
                         });
                     }
                 }
@@ -366,6 +424,12 @@ mod tests {
     fn shingles_follow_the_course() {
         assert_eq!(shingles("one two three four five six").len(), 2);
         assert_eq!(shingles("one two").len(), 1);
+        // Paragraphs shingle apart; hard wraps do not split.
+        assert_eq!(shingles("one two three\n\nfour five six").len(), 2);
+        assert_eq!(
+            shingles("one two three\nfour five six"),
+            shingles("one two three four five six")
+        );
         assert!(shingles("  ... ").is_empty());
         // Case, punctuation and sentence dots do not matter; decimals do.
         assert_eq!(
@@ -396,14 +460,32 @@ mod tests {
         assert_eq!(estimate(&signature(&a), &signature(&a)), 1.0);
     }
 
+    fn html(chrome_top: &str, body: &str, chrome_bottom: &str) -> String {
+        let paragraphs: String = body.split(". ").map(|s| format!("<p>{s}.</p>")).collect();
+        format!(
+            "<html><head><title>Halden Freight raises 120 crore</title></head><body><nav>{chrome_top}</nav><article><h1>Halden Freight raises 120 crore</h1>{paragraphs}</article><footer>{chrome_bottom}</footer></body></html>"
+        )
+    }
+
     #[test]
     fn finds_a_syndicated_copy_with_different_chrome() {
-        // The same release on a wire site: its own headline prefix, nav
-        // remnants and footer around a word-for-word body.
-        let original = format!("Halden Freight raises 120 crore. {ARTICLE}");
-        let copy = format!(
-            "WireFeed Syndicate | Halden Freight raises 120 crore. Home Markets Logistics. {ARTICLE} Distributed by WireFeed. All rights reserved."
+        // The release on the company site and word for word on a wire site
+        // with its own navigation, disclaimer and "trending" list, both
+        // through the cleaner the engine uses.
+        let original = html(
+            "Home | Services | News | About",
+            ARTICLE,
+            "Media contact: media@halden.example",
         );
+        let copy = html(
+            "WireFeed Syndicate | Business | Logistics | Submit a release",
+            &format!(
+                "Distributed by WireFeed Syndicate on behalf of Halden Freight. {ARTICLE} Trending releases: textile exporter wins sustainability award. Solar pump maker expands to Odisha"
+            ),
+            "WireFeed Syndicate publishes releases as supplied by issuers and does not verify their content.",
+        );
+        let original = crate::evidence::clean::clean_html(&original).text;
+        let copy = crate::evidence::clean::clean_html(&copy).text;
         let docs = [
             doc("https://wire.example/r/1", &copy, Some("2024-08-06"), 0.4),
             doc(
@@ -421,7 +503,11 @@ mod tests {
         ];
         let copies = find_copies(&docs);
         assert_eq!(copies.pairs.len(), 1, "{:?}", copies.pairs);
-        assert!(copies.pairs[0].jaccard > COPY_THRESHOLD);
+        assert!(
+            copies.pairs[0].containment > CONTAINMENT_THRESHOLD,
+            "{:?}",
+            copies.pairs
+        );
         // Same day: the more authoritative page is the origin.
         assert_eq!(
             copies.origin("https://wire.example/r/1"),
@@ -436,6 +522,33 @@ mod tests {
         );
         let exact = jaccard(&shingles(&original), &shingles(INDEPENDENT));
         assert!(exact < 0.1, "{exact}");
+    }
+
+    #[test]
+    fn jaccard_alone_follows_the_course() {
+        let a = shingles(ARTICLE);
+        let b = shingles(&format!("{ARTICLE} A line of footer."));
+        let (copy, j, _) = is_copy(&a, &b);
+        assert!(copy && j > COPY_THRESHOLD);
+        // Half the text is not a copy, however contained.
+        let half: String = ARTICLE
+            .split_whitespace()
+            .take(50)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (copy, _, c) = is_copy(&shingles(&half), &a);
+        assert!(c > 0.9 && !copy);
+    }
+
+    #[test]
+    fn a_statement_quoted_in_a_long_article_stays_independent() {
+        let statement = "Halden Freight will use the money to add refrigerated trucks and open a fifth warehouse in central India, the company said in a statement.";
+        let article = format!("{INDEPENDENT} {statement} {INDEPENDENT}");
+        let docs = [
+            doc("https://halden.example/statement", statement, None, 0.7),
+            doc("https://daily.example/analysis", &article, None, 0.7),
+        ];
+        assert!(find_copies(&docs).pairs.is_empty());
     }
 
     #[test]

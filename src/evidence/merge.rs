@@ -81,6 +81,9 @@ pub enum ClusterStatus {
     Contested,
     /// A weak value outweighed by stronger evidence.
     RejectedWeak,
+    /// A sentence that names no value of the field's kind (no name for a
+    /// leader, no year for a founding date) while others do.
+    NoValue,
 }
 
 /// One piece of evidence behind a value, with everything needed to audit it.
@@ -148,7 +151,8 @@ pub struct MergedField {
     pub history: Vec<ValueCluster>,
     /// Values that disagree and were not resolved away.
     pub conflicts: Vec<ValueCluster>,
-    /// Weak values outweighed by stronger ones.
+    /// Weak values outweighed by stronger ones, and sentences that name no
+    /// value of the field's kind.
     pub rejected: Vec<ValueCluster>,
     /// One line on why, for the report and the log.
     pub note: String,
@@ -289,17 +293,32 @@ pub fn merge_field(
             None => clusters.push(vec![i]),
         }
     }
-    let mut evaluated: Vec<(ValueCluster, Option<NaiveDate>)> = clusters
+    let mut evaluated: Vec<Evaluated> = clusters
         .iter()
-        .map(|members| evaluate(field, members, &prepared))
+        .map(|members| {
+            let (cluster, date) = evaluate(field, members, &prepared);
+            Evaluated {
+                cluster,
+                date,
+                keyed: !prepared[members[0]].keys.is_empty(),
+            }
+        })
         .collect();
-    evaluated.sort_by(|(a, da), (b, db)| {
-        b.confidence
-            .total_cmp(&a.confidence)
-            .then_with(|| db.cmp(da))
-            .then_with(|| a.normalized.cmp(&b.normalized))
+    evaluated.sort_by(|a, b| {
+        b.cluster
+            .confidence
+            .total_cmp(&a.cluster.confidence)
+            .then_with(|| b.date.cmp(&a.date))
+            .then_with(|| a.cluster.normalized.cmp(&b.cluster.normalized))
     });
     Some(resolve(field, evaluated))
+}
+
+struct Evaluated {
+    cluster: ValueCluster,
+    date: Option<NaiveDate>,
+    /// Whether its values name something of the field's kind.
+    keyed: bool,
 }
 
 /// Confidence, date and provenance of one cluster.
@@ -373,32 +392,41 @@ fn same_period(a: Option<NaiveDate>, b: Option<NaiveDate>) -> bool {
 }
 
 /// The course's decision. `clusters` come sorted by confidence.
-fn resolve(field: Field, clusters: Vec<(ValueCluster, Option<NaiveDate>)>) -> MergedField {
+fn resolve(field: Field, clusters: Vec<Evaluated>) -> MergedField {
+    // Sentences that name no value of the field's kind take no part when
+    // others do: they can neither win nor disagree.
+    let any_keyed = clusters.iter().any(|c| c.keyed);
+    let counts = |c: &Evaluated| c.keyed || !any_keyed;
     let strong: Vec<usize> = (0..clusters.len())
-        .filter(|&i| clusters[i].0.confidence >= STRONG)
+        .filter(|&i| counts(&clusters[i]) && clusters[i].cluster.confidence >= STRONG)
         .collect();
     let (winner, outcome_if_clean) = if strong.is_empty() {
-        (0, Outcome::Unresolved)
+        let best = (0..clusters.len())
+            .find(|&i| counts(&clusters[i]))
+            .unwrap_or(0);
+        (best, Outcome::Unresolved)
     } else if field.time_sensitive() {
         // The newest strong value; among equally new, the most confident
         // (earlier in the order).
         let newest = strong
             .iter()
             .copied()
-            .max_by(|&a, &b| clusters[a].1.cmp(&clusters[b].1).then(b.cmp(&a)))
+            .max_by(|&a, &b| clusters[a].date.cmp(&clusters[b].date).then(b.cmp(&a)))
             .unwrap_or(0);
         (newest, Outcome::AcceptedOne)
     } else {
         (strong[0], Outcome::AcceptedOne)
     };
-    let winner_date = clusters[winner].1;
-    let winner_weak = clusters[winner].0.confidence < WEAK;
+    let winner_date = clusters[winner].date;
+    let winner_weak = clusters[winner].cluster.confidence < WEAK;
     let mut history = Vec::new();
     let mut conflicts = Vec::new();
     let mut rejected = Vec::new();
     let mut current = None;
     let mut same_period_strong = 0;
-    for (i, (mut c, date)) in clusters.into_iter().enumerate() {
+    for (i, e) in clusters.into_iter().enumerate() {
+        let keyed = e.keyed || !any_keyed;
+        let (mut c, date) = (e.cluster, e.date);
         if i == winner {
             current = Some(c);
             continue;
@@ -408,7 +436,9 @@ fn resolve(field: Field, clusters: Vec<(ValueCluster, Option<NaiveDate>)>) -> Me
             (Some(d), Some(w)) => (w - d).num_days() > SAME_PERIOD_DAYS,
             _ => false,
         };
-        c.status = if c.confidence < WEAK && !winner_weak {
+        c.status = if !keyed {
+            ClusterStatus::NoValue
+        } else if c.confidence < WEAK && !winner_weak {
             ClusterStatus::RejectedWeak
         } else if outcome_if_clean == Outcome::Unresolved {
             ClusterStatus::Contested
@@ -421,7 +451,7 @@ fn resolve(field: Field, clusters: Vec<(ValueCluster, Option<NaiveDate>)>) -> Me
             ClusterStatus::Contested
         };
         match c.status {
-            ClusterStatus::RejectedWeak => rejected.push(c),
+            ClusterStatus::RejectedWeak | ClusterStatus::NoValue => rejected.push(c),
             ClusterStatus::TimeSeparated => history.push(c),
             _ => conflicts.push(c),
         }
@@ -524,8 +554,12 @@ fn note(
     if contested > 0 {
         parts.push(format!("{contested} contested value(s) kept visible"));
     }
-    if !rejected.is_empty() {
-        parts.push(format!("{} weak value(s) rejected", rejected.len()));
+    let weak = rejected
+        .iter()
+        .filter(|c| c.status == ClusterStatus::RejectedWeak)
+        .count();
+    if weak > 0 {
+        parts.push(format!("{weak} weak value(s) rejected"));
     }
     parts.join("; ")
 }

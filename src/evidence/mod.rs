@@ -7,6 +7,8 @@ pub mod fields;
 pub mod identity;
 pub mod injection;
 pub mod merge;
+#[cfg(test)]
+mod proptests;
 pub mod quotes;
 pub mod score;
 pub mod sentences;

@@ -501,6 +501,21 @@ fn matches_keyword(words: &[String], keyword: &str) -> bool {
     })
 }
 
+/// Whether a text speaks of the field at all: it contains one of the
+/// field's keywords. [`Field::Other`] has none, so anything speaks of it.
+/// Used to set aside quoted sentences filed under the wrong field (an
+/// on-time rate quoted as "pricing").
+pub fn mentions(field: Field, text: &str) -> bool {
+    if field == Field::Other {
+        return true;
+    }
+    let words = words(text);
+    KEYWORDS
+        .iter()
+        .filter(|(f, _)| *f == field)
+        .any(|(_, keywords)| keywords.iter().any(|k| matches_keyword(&words, k)))
+}
+
 /// Maps a field name, an aspect of a research plan or a claim label
 /// ("licence status", "merchant sentiment", "managing director") to a field.
 /// Keyword based and generic; anything unrecognised is [`Field::Other`].
@@ -588,6 +603,19 @@ mod tests {
         assert_eq!(field_for("refund policy"), Field::Pricing);
         assert_eq!(field_for("MDR"), Field::Pricing);
         assert_eq!(field_for("founded"), Field::Founded);
+    }
+
+    #[test]
+    fn tells_whether_a_sentence_speaks_of_a_field() {
+        let on_time = "Halden Freight achieved an on-time delivery rate of 97.2% in FY2025-26.";
+        assert!(mentions(Field::Reliability, on_time));
+        assert!(!mentions(Field::Pricing, on_time));
+        assert!(mentions(Field::Pricing, "It charges 44 per km."));
+        assert!(mentions(
+            Field::Ceo,
+            "She became managing director in 2025."
+        ));
+        assert!(mentions(Field::Other, "anything"));
     }
 
     #[test]

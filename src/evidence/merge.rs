@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::fields::{Field, HIGH_STAKES_CAP, field_for};
+use super::fields::{Field, HIGH_STAKES_CAP, field_for, mentions};
 use super::identity::host_of;
 use super::score::claim_date;
 use super::values::{self, entity_tokens, key_tokens, normalize_value, same_value};
@@ -82,7 +82,8 @@ pub enum ClusterStatus {
     /// A weak value outweighed by stronger evidence.
     RejectedWeak,
     /// A sentence that names no value of the field's kind (no name for a
-    /// leader, no year for a founding date) while others do.
+    /// leader, no year for a founding date) or does not speak of the field
+    /// at all, while others do.
     NoValue,
 }
 
@@ -297,10 +298,15 @@ pub fn merge_field(
         .iter()
         .map(|members| {
             let (cluster, date) = evaluate(field, members, &prepared);
+            let rep = &prepared[members[0]];
+            // A sentence must also speak of the field: the offline model
+            // files whatever it quotes under the aspect it was asked about.
+            let relevant = !values::is_sentence(&rep.item.claim.value)
+                || mentions(field, &rep.item.claim.value);
             Evaluated {
                 cluster,
                 date,
-                keyed: !prepared[members[0]].keys.is_empty(),
+                keyed: !rep.keys.is_empty() && relevant,
             }
         })
         .collect();
@@ -367,7 +373,26 @@ fn evaluate(
         confidence = confidence.min(HIGH_STAKES_CAP);
     }
     let date = members.iter().filter_map(|&i| prepared[i].date).max();
-    let rep = &prepared[members[0]];
+    // Shown: a short value if there is one (the most reliable), else the
+    // sentence with the fewest key tokens and old values, the one most
+    // about the value (a fleet figure that mentions the round in passing
+    // is not the round's best wording; "rose from 41 to 44" names 41).
+    let shown = members
+        .iter()
+        .enumerate()
+        .min_by_key(|&(pos, &i)| {
+            let p = &prepared[i];
+            let sentence = values::is_sentence(&p.item.claim.value);
+            let focus = if sentence {
+                p.keys.len() + values::old_values_named(&p.item.claim.value)
+            } else {
+                0
+            };
+            (sentence, focus, pos)
+        })
+        .map(|(_, &i)| i)
+        .unwrap_or(members[0]);
+    let rep = &prepared[shown];
     (
         ValueCluster {
             value: rep.item.claim.value.trim().to_string(),

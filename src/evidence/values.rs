@@ -451,6 +451,22 @@ fn parts_for(field: Field) -> &'static [Part] {
     }
 }
 
+/// Byte offset of `word` as a whole word in `text`, at or after `from`.
+fn find_word(text: &str, from: usize, word: &str) -> Option<usize> {
+    let mut start = from;
+    while let Some(p) = text.get(start..)?.find(word) {
+        let at = start + p;
+        let end = at + word.len();
+        let before_ok = at == 0 || text[..at].ends_with(' ');
+        let after_ok = end == text.len() || text[end..].starts_with(' ');
+        if before_ok && after_ok {
+            return Some(at);
+        }
+        start = end;
+    }
+    None
+}
+
 /// The final status of a text as a polarity token: the status word with the
 /// latest date after it, else the last one mentioned; a negation just
 /// before a word flips it.
@@ -476,7 +492,7 @@ fn final_status(normalized: &str, tokens: &[String]) -> Option<&'static str> {
     let mut from = 0;
     for (i, _) in &statuses {
         let word = &tokens[*i];
-        let at = normalized[from..].find(word.as_str()).map(|p| p + from);
+        let at = find_word(normalized, from, word);
         if let Some(p) = at {
             from = p + word.len();
         }
@@ -576,6 +592,14 @@ pub fn key_tokens(value: &str, field: Field, entity: &BTreeSet<String>) -> BTree
         }
     }
     out
+}
+
+/// How many old values a sentence names as the start of a change ("rose
+/// from 41 to 44", "up from 95.8%"): shown wording should name only the
+/// value it supports.
+pub fn old_values_named(value: &str) -> usize {
+    static FROM_NUMBER: LazyLock<Regex> = LazyLock::new(|| crate::re(r"\bfrom \S*\d"));
+    FROM_NUMBER.find_iter(&normalize_value(value)).count()
 }
 
 /// Lowercased words written with a capital in the original, as normalised
@@ -786,6 +810,12 @@ mod tests {
         );
         assert!(same_value(&k("licence revoked"), &k("revoked"), 0.6).is_some());
         assert!(k("no longer suspended").contains("status:active"));
+        // "proactive" is not "active": the date after the real word counts.
+        assert!(
+            k("a proactive review; licence active since 2 May 2024, suspended 1 March 2023")
+                .contains("status:active")
+        );
+        assert_eq!(find_word("proactive active", 0, "active"), Some(10));
     }
 
     #[test]
@@ -891,6 +921,16 @@ mod tests {
             sentence_date("No dates here at all, just words and more words.", today),
             None
         );
+    }
+
+    #[test]
+    fn counts_old_values_named() {
+        assert_eq!(
+            old_values_named("The rate rose from ₹41 per km to ₹44 per km."),
+            1
+        );
+        assert_eq!(old_values_named("It charges ₹44 per km."), 0);
+        assert_eq!(old_values_named("From the start, fees were 2%."), 0);
     }
 
     #[test]

@@ -298,11 +298,15 @@ pub fn merge_field(
         .iter()
         .map(|members| {
             let (cluster, date) = evaluate(field, members, &prepared);
+            // Members share the representative's key tokens or contain
+            // them, so an empty key set is the whole cluster's.
             let rep = &prepared[members[0]];
             // A sentence must also speak of the field: the offline model
             // files whatever it quotes under the aspect it was asked about.
-            let relevant = !values::is_sentence(&rep.item.claim.value)
-                || mentions(field, &rep.item.claim.value);
+            let relevant = members.iter().any(|&i| {
+                let v = &prepared[i].item.claim.value;
+                !values::is_sentence(v) || mentions(field, v)
+            });
             Evaluated {
                 cluster,
                 date,
@@ -1068,6 +1072,37 @@ mod tests {
             .map(|s| s.evidence_id.as_str())
             .collect();
         assert_eq!(ids, BTreeSet::from(["e2", "e3"]));
+    }
+
+    #[test]
+    fn a_sentence_filed_under_the_wrong_field_takes_no_part() {
+        // The offline model quotes what it finds under the aspect it was
+        // asked about; a newer on-time rate must not make the price history.
+        let m = one(&[
+            item(
+                "e1",
+                "pricing",
+                "Halden Freight charges ₹44 per km for a full-truck-load trip, effective 1 April 2026.",
+                "https://haldenfreight.example/rates",
+                SourceType::Official,
+                "2026-04-01",
+                0.85,
+            ),
+            item(
+                "e2",
+                "pricing",
+                "Halden Freight achieved an on-time delivery rate of 97.2% in FY2025-26.",
+                "https://haldenfreight.example/about",
+                SourceType::Official,
+                "2026-09-10",
+                0.93,
+            ),
+        ]);
+        assert!(m.value.contains("₹44 per km"), "{m:#?}");
+        assert_eq!(m.outcome, Outcome::AcceptedOne);
+        assert_eq!(m.rejected.len(), 1);
+        assert_eq!(m.rejected[0].status, ClusterStatus::NoValue);
+        assert!(m.history.is_empty());
     }
 
     #[test]

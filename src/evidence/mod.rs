@@ -1,5 +1,8 @@
 //! Evidence: cleaning pages, the injection tripwire, the identity gate,
-//! verbatim quote checks, and the records that end up in evidence.json.
+//! verbatim quote checks, and the records that end up in evidence.json;
+//! then the claim fields ([`fields`]), reliability scores ([`score`]),
+//! copies ([`dedup`]) and the merge into knowledge ([`merge`], with
+//! [`values`] for comparing claim values).
 
 pub mod clean;
 pub mod dedup;

@@ -80,7 +80,10 @@ pub fn normalize_value(value: &str) -> String {
                 && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit()));
         out.push(if keep { c } else { ' ' });
     }
-    let mut v = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let v = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Again once punctuation is gone ("Mr[x" becomes "mr x"), so that
+    // normalising twice changes nothing.
+    let mut v = TITLES.replace_all(&v, "").into_owned();
     // "40 m" -> "40m"; the lookahead is emulated by re-adding the space.
     loop {
         let next = UNIT.replace_all(&v, "$1$2 ").into_owned();
@@ -752,6 +755,8 @@ mod tests {
         assert_eq!(normalize_value("₹120 crores"), "120cr");
         assert_eq!(normalize_value("US$2.5 billion"), "us 2.5bn");
         assert_eq!(normalize_value("Authorized"), "authorised");
+        // Found by the property test: a title glued to punctuation.
+        assert_eq!(normalize_value("Mr[Rao"), "rao");
     }
 
     #[test]

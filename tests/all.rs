@@ -1,9 +1,11 @@
 //! The one integration-test binary: drives the real `dra` binary with
 //! isolated config, data and runs directories, the engine through its queue
-//! pair, the model client against a scripted server, and the fetcher against
-//! loopback servers. No test touches the network.
+//! pair, the model client against a scripted server, the fetcher against
+//! loopback servers, and the evidence engine on a real corpus. No test
+//! touches the network.
 
 mod cli;
 mod engine;
+mod evidence;
 mod model;
 mod web;

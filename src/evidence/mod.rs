@@ -1,15 +1,26 @@
 //! Evidence: cleaning pages, the injection tripwire, the identity gate,
-//! verbatim quote checks, and the records that end up in evidence.json.
+//! verbatim quote checks, and the records that end up in evidence.json;
+//! then the claim fields ([`fields`]), reliability scores ([`score`]),
+//! copies ([`dedup`]) and the merge into knowledge ([`merge`], with
+//! [`values`] for comparing claim values).
 
 pub mod clean;
+pub mod dedup;
+pub mod fields;
 pub mod identity;
 pub mod injection;
+pub mod merge;
+#[cfg(test)]
+mod proptests;
 pub mod quotes;
+pub mod score;
 pub mod sentences;
 mod source_type;
+pub mod values;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+pub use fields::{Field, field_for};
 pub use source_type::{SourceType, infer as infer_source_type};
 
 use crate::corpus::{ContentType, RawDocument};
@@ -168,9 +179,25 @@ pub struct SourceRef {
     pub retrieved: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// The score breakdown of one piece of evidence (see [`score`]): each part
+/// in [0, 1], and the reliability they combine into.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Scores {
     pub identity: f64,
+    pub authority: f64,
+    pub freshness: f64,
+    pub completeness: f64,
+    pub reliability: f64,
+}
+
+impl Scores {
+    /// Only the identity known so far; [`score::scored`] fills in the rest.
+    pub fn from_identity(identity: f64) -> Scores {
+        Scores {
+            identity,
+            ..Scores::default()
+        }
+    }
 }
 
 impl SourceRef {

@@ -191,9 +191,9 @@ impl Tool for SubmitFindings {
                             updated: None,
                             retrieved: run.today.clone(),
                         }),
-                    scores: Scores {
-                        identity: page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
-                    },
+                    scores: Scores::from_identity(
+                        page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
+                    ),
                     accepted: false,
                     flags: vec![format!("findings_gate: {p}")],
                 });
@@ -213,9 +213,7 @@ impl Tool for SubmitFindings {
                     event_date: f.as_of.clone(),
                 },
                 source: SourceRef::of(&page),
-                scores: Scores {
-                    identity: page.identity.score,
-                },
+                scores: Scores::from_identity(page.identity.score),
                 accepted: true,
                 flags: vec![],
             });

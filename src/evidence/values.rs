@@ -1,0 +1,948 @@
+//! Claim values made comparable: the course's `normalize_value`, the tokens
+//! two values are compared on, and the guards that keep different facts
+//! apart (Series A is never Series B, 40m is never 45m, "revoked" is never
+//! "active", an advisor is never a founder).
+//!
+//! Values come in two shapes. A model extracting fields gives short values
+//! ("Ananya Rao", "Series B, $40M"): these are compared on all their words,
+//! as in the course. The offline extractive model quotes whole sentences;
+//! comparing sentences word by word would pair any two sentences about the
+//! same company. A sentence is compared on its *key tokens* instead, the
+//! parts that carry the field's value:
+//!
+//! - names (words capitalised in the original, minus the entity's own name,
+//!   months and common sentence openers) for people, places and customers;
+//! - role words (ceo, md, founder, chair, ...) for leadership;
+//! - quantities (tokens with digits, dates removed, a number right after
+//!   "from" dropped as the old side of a change: "from 41 to 44" is 44);
+//! - years, for the founding year only;
+//! - the final status of a status sentence as its polarity (active,
+//!   negative, pending): the status word with the latest date attached, else
+//!   the last one mentioned, flipped by a negation ("no longer suspended"),
+//!   so "suspended in January and reinstated in May" reads as active;
+//! - round labels (series-a, seed) for funding.
+//!
+//! A sentence's date is read the same way: an ending cue ("until", "former",
+//! "stepped down") with a past date means the value held until that date; a
+//! continuing cue ("since", "currently", "now") means it held when the page
+//! was last updated; otherwise the latest full or month date the sentence
+//! names (up to today) is when it happened.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use chrono::NaiveDate;
+use regex::Regex;
+
+use super::fields::Field;
+
+/// Above this many words (or with sentence punctuation) a value is a
+/// sentence and compared on key tokens.
+pub const SHORT_VALUE_WORDS: usize = 8;
+
+/// The course's `normalize_value`: lowercase, million -> m, licence
+/// spelling, titles dropped, punctuation and currency symbols to spaces,
+/// "40 m" -> "40m". Widened a little: billion -> bn, percent -> %, thousands
+/// separators dropped, -ize spellings of licence and authorisation, any
+/// script's letters kept, dots kept only inside numbers.
+pub fn normalize_value(value: &str) -> String {
+    static TITLES: LazyLock<Regex> =
+        LazyLock::new(|| crate::re(r"\b(?:ms|mr|mrs|dr|prof|shri|smt)\.?\s+"));
+    static THOUSANDS: LazyLock<Regex> = LazyLock::new(|| crate::re(r"(\d),(\d{3})"));
+    static UNIT: LazyLock<Regex> =
+        LazyLock::new(|| crate::re(r"(\d)\s+(m|bn|k|tn|%|cr|crore|crores|lakh|lakhs)(?:\s|$)"));
+    let mut v = value.to_lowercase();
+    for (from, to) in [
+        ("per cent", "%"),
+        ("percent", "%"),
+        ("million", "m"),
+        ("billion", "bn"),
+        ("trillion", "tn"),
+        ("licens", "licenc"),
+        ("authoriz", "authoris"),
+    ] {
+        v = v.replace(from, to);
+    }
+    v = TITLES.replace_all(&v, "").into_owned();
+    while THOUSANDS.is_match(&v) {
+        v = THOUSANDS.replace_all(&v, "$1$2").into_owned();
+    }
+    // Punctuation and symbols to spaces; a dot survives only between digits.
+    let chars: Vec<char> = v.chars().collect();
+    let mut out = String::with_capacity(v.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let keep = c.is_alphanumeric()
+            || c == '%'
+            || c == '/'
+            || (c == '.'
+                && i > 0
+                && chars[i - 1].is_ascii_digit()
+                && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit()));
+        out.push(if keep { c } else { ' ' });
+    }
+    let v = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Again once punctuation is gone ("Mr[x" becomes "mr x"), so that
+    // normalising twice changes nothing.
+    let mut v = TITLES.replace_all(&v, "").into_owned();
+    // "40 m" -> "40m"; the lookahead is emulated by re-adding the space.
+    loop {
+        let next = UNIT.replace_all(&v, "$1$2 ").into_owned();
+        let next = next.split_whitespace().collect::<Vec<_>>().join(" ");
+        if next == v {
+            break;
+        }
+        v = next;
+    }
+    v.replace("crores", "crore")
+        .replace("lakhs", "lakh")
+        .split_whitespace()
+        .map(|w| match w {
+            _ if w.ends_with("crore") && w.starts_with(|c: char| c.is_ascii_digit()) => {
+                format!("{}cr", w.trim_end_matches("crore"))
+            }
+            _ => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const STATUS_POSITIVE: &[&str] = &[
+    "active",
+    "valid",
+    "certified",
+    "licenced",
+    "authorised",
+    "approved",
+    "granted",
+    "reinstated",
+    "restored",
+    "registered",
+    "renewed",
+    "compliant",
+    "accredited",
+    "final",
+    "live",
+    "operational",
+];
+const STATUS_NEGATIVE: &[&str] = &[
+    "suspended",
+    "suspension",
+    "revoked",
+    "revocation",
+    "withdrawn",
+    "cancelled",
+    "canceled",
+    "expired",
+    "lapsed",
+    "terminated",
+    "rejected",
+    "denied",
+    "banned",
+    "lost",
+    "loses",
+    "invalid",
+    "deregistered",
+    "inactive",
+    "barred",
+    "struck",
+];
+const STATUS_PENDING: &[&str] = &[
+    "pending",
+    "provisional",
+    "inprinciple",
+    "applied",
+    "probation",
+    "probationary",
+    "conditional",
+];
+const NEGATIONS: &[&str] = &["not", "never", "no", "nor", "without"];
+
+const ROLES: &[&str] = &[
+    "ceo",
+    "md",
+    "cfo",
+    "cto",
+    "coo",
+    "cmo",
+    "president",
+    "chair",
+    "founder",
+    "cofounder",
+    "director",
+    "advisor",
+    "adviser",
+    "employee",
+    "investor",
+    "partner",
+    "head",
+    "nonexecutive",
+    "interim",
+    "acting",
+];
+
+/// Capitalised words that are not names.
+const NOT_NAMES: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "he",
+    "she",
+    "they",
+    "we",
+    "our",
+    "us",
+    "i",
+    "you",
+    "your",
+    "their",
+    "his",
+    "her",
+    "in",
+    "on",
+    "at",
+    "as",
+    "after",
+    "before",
+    "since",
+    "until",
+    "by",
+    "for",
+    "from",
+    "with",
+    "and",
+    "but",
+    "or",
+    "if",
+    "when",
+    "while",
+    "every",
+    "each",
+    "all",
+    "any",
+    "no",
+    "not",
+    "one",
+    "two",
+    "three",
+    "current",
+    "currently",
+    "status",
+    "according",
+    "under",
+    "over",
+    "today",
+    "yesterday",
+    "there",
+    "here",
+    "what",
+    "who",
+    "how",
+    "why",
+    "where",
+    "also",
+    "however",
+    "meanwhile",
+    "last",
+    "next",
+    "new",
+    "ltd",
+    "limited",
+    "private",
+    "pvt",
+    "inc",
+    "llc",
+    "plc",
+    "co",
+    "corp",
+    "company",
+    "group",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Words too common to tell short values apart.
+const STOPWORDS: &[&str] = &[
+    "the", "a", "an", "of", "and", "in", "on", "at", "as", "is", "was", "by", "for", "to", "its",
+    "has", "been", "be", "are", "were",
+];
+
+fn polarity(word: &str) -> Option<&'static str> {
+    if STATUS_POSITIVE.contains(&word) {
+        Some("status:active")
+    } else if STATUS_NEGATIVE.contains(&word) {
+        Some("status:negative")
+    } else if STATUS_PENDING.contains(&word) {
+        Some("status:pending")
+    } else {
+        None
+    }
+}
+
+fn flip(p: &'static str) -> &'static str {
+    match p {
+        "status:active" => "status:negative",
+        "status:negative" => "status:active",
+        other => other,
+    }
+}
+
+/// Multi-word names for one thing joined into one token, and spelling
+/// variants of a role folded.
+fn canonical_tokens(normalized: &str) -> Vec<String> {
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut out = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let next = words.get(i + 1).copied();
+        let next2 = words.get(i + 2).copied();
+        let (token, used) = match (w, next, next2) {
+            ("chief", Some("executive"), Some("officer")) => ("ceo".to_string(), 3),
+            ("chief", Some("executive"), _) => ("ceo".to_string(), 2),
+            ("managing", Some("director"), _) => ("md".to_string(), 2),
+            ("co", Some("founder" | "founders"), _) => ("cofounder".to_string(), 2),
+            ("co", Some("founded"), _) => ("founded".to_string(), 2),
+            ("non", Some("executive"), _) => ("nonexecutive".to_string(), 2),
+            ("in", Some("principle"), _) => ("inprinciple".to_string(), 2),
+            ("pre", Some("seed"), _) => ("preseed".to_string(), 2),
+            ("no", Some("longer"), _) => ("not".to_string(), 2),
+            ("series", Some(l), _) if l.len() == 1 && l.chars().all(|c| c.is_ascii_lowercase()) => {
+                (format!("series-{l}"), 2)
+            }
+            ("chairman" | "chairwoman" | "chairperson", _, _) => ("chair".to_string(), 1),
+            ("founders", _, _) => ("founder".to_string(), 1),
+            ("directors", _, _) => ("director".to_string(), 1),
+            _ => (w.to_string(), 1),
+        };
+        out.push(token);
+        i += used;
+    }
+    out
+}
+
+fn is_round(token: &str) -> bool {
+    token.starts_with("series-") || token == "seed" || token == "preseed"
+}
+
+fn has_digit(token: &str) -> bool {
+    token.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Date expressions in normalised text.
+static DATE_RE: LazyLock<Regex> = LazyLock::new(|| {
+    let month = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+    crate::re(&format!(
+        r"\b(?:(\d{{1,2}})(?:st|nd|rd|th)? {month} (\d{{4}})|{month} (\d{{1,2}})(?:st|nd|rd|th)? (\d{{4}})|{month} (\d{{4}})|(\d{{4}}) (\d{{2}}) (\d{{2}}))\b"
+    ))
+});
+static YEAR_RE: LazyLock<Regex> = LazyLock::new(|| crate::re(r"\b(?:19|20)\d{2}\b"));
+
+fn month_number(name: &str) -> Option<u32> {
+    let m = match name.get(..3)? {
+        "jan" => 1,
+        "feb" => 2,
+        "mar" => 3,
+        "apr" => 4,
+        "may" => 5,
+        "jun" => 6,
+        "jul" => 7,
+        "aug" => 8,
+        "sep" => 9,
+        "oct" => 10,
+        "nov" => 11,
+        "dec" => 12,
+        _ => return None,
+    };
+    Some(m)
+}
+
+/// Full and month dates named in normalised text, with their byte offsets.
+fn dates_in(normalized: &str) -> Vec<(usize, NaiveDate)> {
+    DATE_RE
+        .captures_iter(normalized)
+        .filter_map(|c| {
+            let start = c.get(0)?.start();
+            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+            let date = if let (Some(d), Some(m), Some(y)) = (num(1), c.get(2), num(3)) {
+                NaiveDate::from_ymd_opt(y as i32, month_number(m.as_str())?, d)
+            } else if let (Some(m), Some(d), Some(y)) = (c.get(4), num(5), num(6)) {
+                NaiveDate::from_ymd_opt(y as i32, month_number(m.as_str())?, d)
+            } else if let (Some(m), Some(y)) = (c.get(7), num(8)) {
+                NaiveDate::from_ymd_opt(y as i32, month_number(m.as_str())?, 1)
+            } else if let (Some(y), Some(m), Some(d)) = (num(9), num(10), num(11)) {
+                NaiveDate::from_ymd_opt(y as i32, m, d)
+            } else {
+                None
+            }?;
+            Some((start, date))
+        })
+        .collect()
+}
+
+/// Whether a value is a sentence (compared on key tokens) rather than a
+/// short value (compared on all its words).
+pub fn is_sentence(value: &str) -> bool {
+    let words = value.split_whitespace().count();
+    words > SHORT_VALUE_WORDS
+        || (words > 3 && value.trim_end().ends_with(['.', '!', '?', '"', '\u{201D}']))
+}
+
+/// What part of a sentence carries a field's value.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Names,
+    Roles,
+    Quantities,
+    Years,
+    Status,
+    Rounds,
+}
+
+fn parts_for(field: Field) -> &'static [Part] {
+    use Part::*;
+    match field {
+        Field::Ceo => &[Names, Roles],
+        Field::Founders => &[Names, Roles],
+        Field::Headquarters => &[Names],
+        Field::Founded => &[Years],
+        Field::RegulatoryStatus => &[Status],
+        Field::Funding => &[Quantities, Rounds],
+        Field::Valuation => &[Quantities],
+        Field::Reliability => &[Quantities],
+        Field::SecurityIncident => &[Names, Quantities, Status],
+        Field::Pricing => &[Quantities],
+        Field::Sentiment => &[Quantities, Status],
+        Field::Employees => &[Quantities],
+        Field::Capacity => &[Quantities],
+        Field::Customers => &[Names, Quantities],
+        Field::Other => &[Names, Quantities, Status, Rounds],
+    }
+}
+
+/// Byte offset of `word` as a whole word in `text`, at or after `from`.
+fn find_word(text: &str, from: usize, word: &str) -> Option<usize> {
+    let mut start = from;
+    while let Some(p) = text.get(start..)?.find(word) {
+        let at = start + p;
+        let end = at + word.len();
+        let before_ok = at == 0 || text[..at].ends_with(' ');
+        let after_ok = end == text.len() || text[end..].starts_with(' ');
+        if before_ok && after_ok {
+            return Some(at);
+        }
+        start = end;
+    }
+    None
+}
+
+/// The final status of a text as a polarity token: the status word with the
+/// latest date after it, else the last one mentioned; a negation just
+/// before a word flips it.
+fn final_status(normalized: &str, tokens: &[String]) -> Option<&'static str> {
+    let dates = dates_in(normalized);
+    // Byte offsets of each token in the canonical token stream are not
+    // those of `normalized`, so dates are attached by position order: the
+    // k-th status word owns the dates between it and the next status word.
+    let mut statuses: Vec<(usize, &'static str)> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if let Some(p) = polarity(t) {
+            let negated = tokens[i.saturating_sub(2)..i]
+                .iter()
+                .any(|w| NEGATIONS.contains(&w.as_str()));
+            statuses.push((i, if negated { flip(p) } else { p }));
+        }
+    }
+    if statuses.is_empty() {
+        return None;
+    }
+    // Map each status to the byte position of its word in `normalized`.
+    let mut positions = Vec::with_capacity(statuses.len());
+    let mut from = 0;
+    for (i, _) in &statuses {
+        let word = &tokens[*i];
+        let at = find_word(normalized, from, word);
+        if let Some(p) = at {
+            from = p + word.len();
+        }
+        positions.push(at);
+    }
+    let mut dated = Vec::new();
+    for (k, (_, pol)) in statuses.iter().enumerate() {
+        let start = positions[k];
+        let end = positions
+            .get(k + 1)
+            .copied()
+            .flatten()
+            .unwrap_or(normalized.len());
+        let date = start.and_then(|s| {
+            dates
+                .iter()
+                .find(|(p, _)| *p > s && *p < end)
+                .map(|(_, d)| *d)
+        });
+        dated.push((date, *pol));
+    }
+    if dated.iter().all(|(d, _)| d.is_some()) {
+        dated.iter().max_by_key(|(d, _)| *d).map(|(_, p)| *p)
+    } else {
+        dated.last().map(|(_, p)| *p)
+    }
+}
+
+/// The tokens a value is compared on, for a field. `entity` words (the
+/// organisation's own name) are left out: every value mentions them.
+pub fn key_tokens(value: &str, field: Field, entity: &BTreeSet<String>) -> BTreeSet<String> {
+    let normalized = normalize_value(value);
+    let tokens = canonical_tokens(&normalized);
+    let status = final_status(&normalized, &tokens);
+    if !is_sentence(value) {
+        let mut out: BTreeSet<String> = tokens
+            .iter()
+            .filter(|t| !STOPWORDS.contains(&t.as_str()) && !entity.contains(*t))
+            .cloned()
+            .collect();
+        if parts_for(field).contains(&Part::Status) {
+            out.extend(status.map(str::to_string));
+        }
+        return out;
+    }
+    let parts = parts_for(field);
+    let names: BTreeSet<String> = if parts.contains(&Part::Names) {
+        capitalised_words(value)
+    } else {
+        BTreeSet::new()
+    };
+    // Quantities come from the text with its dates (and, outside the
+    // founding year, its bare years) removed, and the old side of a
+    // change ("from 41") dropped.
+    let mut quantity_text = DATE_RE.replace_all(&normalized, " ").into_owned();
+    if field != Field::Founded {
+        quantity_text = YEAR_RE.replace_all(&quantity_text, " ").into_owned();
+    }
+    let quantity_tokens = canonical_tokens(
+        &quantity_text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    let mut quantities = BTreeSet::new();
+    let mut years = BTreeSet::new();
+    for (i, t) in quantity_tokens.iter().enumerate() {
+        if !has_digit(t) {
+            continue;
+        }
+        let after_from = i > 0 && quantity_tokens[i - 1] == "from";
+        if YEAR_RE.is_match(t) && t.len() == 4 {
+            years.insert(t.clone());
+        } else if !after_from {
+            quantities.insert(t.clone());
+        }
+    }
+    let mut out = BTreeSet::new();
+    for part in parts {
+        match part {
+            Part::Names => out.extend(
+                tokens
+                    .iter()
+                    .filter(|t| names.contains(*t) && !entity.contains(*t))
+                    .cloned(),
+            ),
+            Part::Roles => out.extend(
+                tokens
+                    .iter()
+                    .filter(|t| ROLES.contains(&t.as_str()))
+                    .cloned(),
+            ),
+            Part::Quantities => out.extend(quantities.iter().cloned()),
+            Part::Years => out.extend(years.iter().cloned()),
+            Part::Status => out.extend(status.map(str::to_string)),
+            Part::Rounds => out.extend(tokens.iter().filter(|t| is_round(t)).cloned()),
+        }
+    }
+    out
+}
+
+/// How many old values a sentence names as the start of a change ("rose
+/// from 41 to 44", "up from 95.8%"): shown wording should name only the
+/// value it supports.
+pub fn old_values_named(value: &str) -> usize {
+    static FROM_NUMBER: LazyLock<Regex> = LazyLock::new(|| crate::re(r"\bfrom \S*\d"));
+    FROM_NUMBER.find_iter(&normalize_value(value)).count()
+}
+
+/// Lowercased words written with a capital in the original, as normalised
+/// tokens, minus words that start sentences or name months.
+fn capitalised_words(value: &str) -> BTreeSet<String> {
+    value
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .flat_map(|w| canonical_tokens(&normalize_value(w)))
+        .filter(|w| !NOT_NAMES.contains(&w.as_str()) && !has_digit(w))
+        .collect()
+}
+
+/// The words of the entity's name, as they appear in key tokens.
+pub fn entity_tokens(entity: Option<&str>) -> BTreeSet<String> {
+    entity
+        .map(|e| canonical_tokens(&normalize_value(e)).into_iter().collect())
+        .unwrap_or_default()
+}
+
+fn token_jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let inter = a.intersection(b).count();
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+/// Whether two sets of one kind disagree: both say something and neither
+/// says all the other does.
+fn disagree<F: Fn(&str) -> bool>(a: &BTreeSet<String>, b: &BTreeSet<String>, kind: F) -> bool {
+    let xa: BTreeSet<&str> = a.iter().map(String::as_str).filter(|t| kind(t)).collect();
+    let xb: BTreeSet<&str> = b.iter().map(String::as_str).filter(|t| kind(t)).collect();
+    !xa.is_empty() && !xb.is_empty() && !xa.is_subset(&xb) && !xb.is_subset(&xa)
+}
+
+/// A token that is a value by itself: a number, a status, a round.
+fn is_value_token(t: &str) -> bool {
+    has_digit(t) || t.starts_with("status:") || is_round(t)
+}
+
+/// Similarity of two key-token sets when they may be one value, else
+/// `None`. The course's three tests in order (exact, token Jaccard at or
+/// above `threshold`, containment of at least two tokens, or of one token
+/// that is a value by itself), after the guards: different numbers, rounds,
+/// statuses or roles are never one value.
+pub fn same_value(a: &BTreeSet<String>, b: &BTreeSet<String>, threshold: f64) -> Option<f64> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    if a == b {
+        return Some(1.0);
+    }
+    if disagree(a, b, has_digit)
+        || disagree(a, b, is_round)
+        || disagree(a, b, |t| t.starts_with("status:"))
+        || disagree(a, b, |t| ROLES.contains(&t))
+    {
+        return None;
+    }
+    let j = token_jaccard(a, b);
+    if j >= threshold {
+        return Some(j);
+    }
+    let (small, big) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let contained =
+        small.is_subset(big) && (small.len() >= 2 || small.iter().all(|t| is_value_token(t)));
+    contained.then_some(j)
+}
+
+/// Words that say a value stopped holding at a date the sentence names.
+const ENDING_CUES: &[&str] = &[
+    "until",
+    "till",
+    "former",
+    "formerly",
+    "previously",
+    "stepped",
+    "retired",
+    "resigned",
+    "left",
+    "ended",
+    "served",
+];
+/// Words that say a value still held when the page was written.
+const CONTINUING_CUES: &[&str] = &[
+    "since",
+    "currently",
+    "current",
+    "now",
+    "remains",
+    "still",
+    "is",
+    "are",
+    "has",
+    "have",
+];
+
+/// When a sentence value says it held; `None` when the sentence names no
+/// usable date or says the value still holds (the page's date applies).
+pub fn sentence_date(value: &str, today: NaiveDate) -> Option<NaiveDate> {
+    let normalized = normalize_value(value);
+    let words: BTreeSet<&str> = normalized.split(' ').collect();
+    let past: Vec<NaiveDate> = dates_in(&normalized)
+        .into_iter()
+        .map(|(_, d)| d)
+        .filter(|d| *d <= today)
+        .collect();
+    let latest = past.iter().max().copied()?;
+    let ending = ENDING_CUES.iter().any(|c| words.contains(c));
+    let continuing = CONTINUING_CUES.iter().any(|c| words.contains(c));
+    if ending {
+        // "served until 30 June 2025": ended then. A future end date was
+        // filtered out above, so "valid until 2028" falls through.
+        Some(latest)
+    } else if continuing {
+        None
+    } else {
+        Some(latest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(value: &str, field: Field) -> BTreeSet<String> {
+        key_tokens(value, field, &entity_tokens(Some("Halden Freight")))
+    }
+
+    fn set(words: &[&str]) -> BTreeSet<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn normalizes_like_the_course() {
+        assert_eq!(normalize_value("$40 Million"), "40m");
+        assert_eq!(normalize_value("$40M"), "40m");
+        assert_eq!(normalize_value("40 m"), "40m");
+        assert_eq!(
+            normalize_value("Payment Aggregator License"),
+            "payment aggregator licence"
+        );
+        assert_eq!(normalize_value("Ms. Ananya Rao"), "ananya rao");
+        assert_eq!(normalize_value("Dr Rao, CEO."), "rao ceo");
+        assert_eq!(normalize_value("99.95% uptime"), "99.95% uptime");
+        assert_eq!(normalize_value("fees: 1.9 per cent"), "fees 1.9%");
+        assert_eq!(normalize_value("₹1,20,000 / month"), "120000 / month");
+        assert_eq!(normalize_value("Rs 120 crore"), "rs 120cr");
+        assert_eq!(normalize_value("₹120 crores"), "120cr");
+        assert_eq!(normalize_value("US$2.5 billion"), "us 2.5bn");
+        assert_eq!(normalize_value("Authorized"), "authorised");
+        // Found by the property test: a title glued to punctuation.
+        assert_eq!(normalize_value("Mr[Rao"), "rao");
+    }
+
+    #[test]
+    fn short_values_follow_the_course() {
+        let e = BTreeSet::new();
+        let k = |v: &str| key_tokens(v, Field::Ceo, &e);
+        assert!(
+            same_value(
+                &k("Ananya Rao"),
+                &k("ananya rao ceo since january 2026"),
+                0.6
+            )
+            .is_some()
+        );
+        assert!(same_value(&k("Ms. Ananya Rao"), &k("Ananya Rao"), 0.6).is_some());
+        assert!(
+            same_value(&k("Rao"), &k("Ananya Rao"), 0.6).is_none(),
+            "one name word is not enough"
+        );
+        assert!(same_value(&k("Ananya Rao"), &k("Rohit Mehra"), 0.6).is_none());
+        assert!(same_value(&k("Ananya Rao, advisor"), &k("Ananya Rao, founder"), 0.6).is_none());
+        assert!(
+            same_value(
+                &k("Chief Executive Officer Ananya Rao"),
+                &k("Ananya Rao, CEO"),
+                0.6
+            )
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn never_merges_different_rounds_or_numbers() {
+        let e = BTreeSet::new();
+        let k = |v: &str| key_tokens(v, Field::Funding, &e);
+        assert!(same_value(&k("Series A"), &k("Series B"), 0.6).is_none());
+        assert!(same_value(&k("Series A, $40M"), &k("Series B, $40M"), 0.6).is_none());
+        assert!(same_value(&k("Series B, $40M"), &k("Series B, $45M"), 0.6).is_none());
+        assert!(same_value(&k("Series B, $40M"), &k("$40 million Series B round"), 0.6).is_some());
+        assert!(same_value(&k("$40M"), &k("Series B, $40M"), 0.6).is_some());
+        assert!(same_value(&k("founded 2015"), &k("founded 2014"), 0.6).is_none());
+    }
+
+    #[test]
+    fn statuses_keep_their_polarity() {
+        let e = BTreeSet::new();
+        let k = |v: &str| key_tokens(v, Field::RegulatoryStatus, &e);
+        assert!(same_value(&k("licence active"), &k("licence revoked"), 0.6).is_none());
+        assert!(
+            same_value(
+                &k("final authorisation"),
+                &k("in-principle authorisation"),
+                0.6
+            )
+            .is_none()
+        );
+        assert!(same_value(&k("licence revoked"), &k("revoked"), 0.6).is_some());
+        assert!(k("no longer suspended").contains("status:active"));
+        // "proactive" is not "active": the date after the real word counts.
+        assert!(
+            k("a proactive review; licence active since 2 May 2024, suspended 1 March 2023")
+                .contains("status:active")
+        );
+        assert_eq!(find_word("proactive active", 0, "active"), Some(10));
+    }
+
+    #[test]
+    fn sentences_compare_on_their_key_tokens() {
+        let reinstated = keys(
+            "The ColdChain Quality Council suspended the CQS-9 certificate of Halden Freight on 16 January 2025 and reinstated it on 12 May 2025.",
+            Field::RegulatoryStatus,
+        );
+        assert_eq!(reinstated, set(&["status:active"]));
+        let suspended = keys(
+            "The CQS-9 certification of Halden Freight had been suspended in January 2025, after an audit found gaps in temperature records.",
+            Field::RegulatoryStatus,
+        );
+        assert_eq!(suspended, set(&["status:negative"]));
+        assert!(same_value(&reinstated, &suspended, 0.6).is_none());
+
+        let md = keys(
+            "Nandini Deshpande has been the managing director of Halden Freight since 1 July 2025.",
+            Field::Ceo,
+        );
+        assert_eq!(md, set(&["nandini", "deshpande", "md"]));
+        let quote = keys(
+            "\"We said we would cross 250 trucks by 2026, and we have,\" said Nandini Deshpande, managing director of Halden Freight, who took over from founder Suresh Kulkarni in July 2025.",
+            Field::Ceo,
+        );
+        assert!(same_value(&md, &quote, 0.6).is_some());
+        let founder = keys(
+            "This funding lets us cover more of the map,\" said Suresh Kulkarni, founder and managing director of Halden Freight.",
+            Field::Ceo,
+        );
+        assert!(same_value(&md, &founder, 0.6).is_none());
+
+        let new_rate = keys(
+            "Halden Freight last revised its rate card on 1 April 2026, when the standard full-truck-load rate rose from ₹41 per km to ₹44 per km.",
+            Field::Pricing,
+        );
+        assert_eq!(new_rate, set(&["44"]));
+        let old_rate = keys(
+            "Halden Freight charges ₹38 per km for a full-truck-load refrigerated trip in a 24-foot reefer truck.",
+            Field::Pricing,
+        );
+        assert!(same_value(&new_rate, &old_rate, 0.6).is_none());
+
+        let a = keys(
+            "Halden Freight has raised ₹120 crore in a round led by Deccan Growth Partners, the largest investment so far.",
+            Field::Funding,
+        );
+        let b = keys(
+            "Halden Freight raises ₹120 crore led by Deccan Growth Partners and existing shareholders today",
+            Field::Funding,
+        );
+        assert_eq!(a, set(&["120cr"]));
+        assert!(same_value(&a, &b, 0.6).is_some());
+        assert_eq!(
+            keys(
+                "Halden Freight was founded in 2015 in Nagpur by Suresh Kulkarni.",
+                Field::Founded
+            ),
+            set(&["2015"])
+        );
+    }
+
+    #[test]
+    fn reads_when_a_sentence_held() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
+        let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day);
+        assert_eq!(
+            sentence_date(
+                "Suresh Kulkarni served as managing director from 2015 until 30 June 2025 and is now the non-executive chairman of the board.",
+                today
+            ),
+            d(2025, 6, 30)
+        );
+        assert_eq!(
+            sentence_date(
+                "Nandini Deshpande has been the managing director of Halden Freight since 1 July 2025.",
+                today
+            ),
+            None
+        );
+        assert_eq!(
+            sentence_date(
+                "The CQS-9 certificate of Halden Freight is currently valid until 4 November 2028.",
+                today
+            ),
+            None
+        );
+        assert_eq!(
+            sentence_date(
+                "The council suspended the certificate on 16 January 2025 and reinstated it on 12 May 2025.",
+                today
+            ),
+            d(2025, 5, 12)
+        );
+        assert_eq!(
+            sentence_date(
+                "Fees rose to 2% in March 2024 for most merchants today",
+                today
+            ),
+            d(2024, 3, 1)
+        );
+        assert_eq!(
+            sentence_date("No dates here at all, just words and more words.", today),
+            None
+        );
+    }
+
+    #[test]
+    fn counts_old_values_named() {
+        assert_eq!(
+            old_values_named("The rate rose from ₹41 per km to ₹44 per km."),
+            1
+        );
+        assert_eq!(old_values_named("It charges ₹44 per km."), 0);
+        assert_eq!(old_values_named("From the start, fees were 2%."), 0);
+    }
+
+    #[test]
+    fn recognises_sentences() {
+        assert!(!is_sentence("Ananya Rao"));
+        assert!(!is_sentence("Series B, $40M."));
+        assert!(is_sentence("Nandini Deshpande is the managing director."));
+        assert!(is_sentence("one two three four five six seven eight nine"));
+    }
+}

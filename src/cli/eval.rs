@@ -173,6 +173,14 @@ pub fn score_case(
         score.fields.iter().filter(|f| f.correct).count(),
         score.fields.len(),
     );
+    // The worst errors: a wrong current value stated with high confidence.
+    score.over_confident_errors = score
+        .fields
+        .iter()
+        .filter(|f| !f.correct)
+        .filter_map(|f| confidence_in(f.reported.as_deref()?))
+        .filter(|c| *c >= OVER_CONFIDENT)
+        .count();
 
     // History counts when the old value is reported outside the answer line.
     let outside_answer = norm(&format!(
@@ -222,6 +230,18 @@ pub fn score_case(
     score.citations_checked = checked;
     score.citation_support = ratio(supported, checked);
     Ok(score)
+}
+
+/// Confidence at or above which a wrong answer counts as over-confident.
+const OVER_CONFIDENT: f64 = 0.8;
+
+/// The `confidence 0.93` an answer line states, if it states one.
+fn confidence_in(line: &str) -> Option<f64> {
+    let rest = line.split("confidence ").nth(1)?;
+    rest.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn ratio(a: usize, b: usize) -> f64 {
@@ -371,4 +391,25 @@ fn check_thresholds(t: &Thresholds, scores: &[CaseScore]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_confidence_from_answer_lines() {
+        assert_eq!(
+            confidence_in("\"x\" [1] (confidence 0.93, as of 2026-01-01)"),
+            Some(0.93)
+        );
+        assert_eq!(confidence_in("\"x\" [1] (as of 2026-01-01)"), None);
+    }
+
+    #[test]
+    fn finds_answer_lines_by_aspect() {
+        let report = "# R\n\n## Answer\n\n- **Licence status**: \"final\" [1]\n\n## Findings\n";
+        assert_eq!(answer_for(report, "licence status"), Some("\"final\" [1]"));
+        assert_eq!(answer_for(report, "pricing"), None);
+    }
 }

@@ -15,6 +15,9 @@ use super::sources::PageStore;
 use super::tools::Findings;
 use super::tools::web::{Fetcher, SearchBackend};
 use crate::config::ModelTier;
+use crate::evidence::EvidenceItem;
+use crate::evidence::dedup::{Copies, DocForDedup, find_copies};
+use crate::evidence::merge::{MergeOptions, MergedField, merge};
 use crate::protocol::{
     EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState,
 };
@@ -240,6 +243,33 @@ impl RunCtx {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(f);
+    }
+
+    /// Scores an evidence item (authority, freshness, identity,
+    /// completeness, reliability) and stores it; returns its id.
+    pub fn record_evidence(&self, item: EvidenceItem) -> String {
+        self.pages
+            .add_evidence(crate::evidence::score::scored(item, &self.today))
+    }
+
+    /// Copies collapsed to their origins, then every field merged.
+    pub fn merge_evidence(&self) -> (Vec<MergedField>, Copies) {
+        let pages: Vec<crate::evidence::Page> = self
+            .pages
+            .pages()
+            .into_iter()
+            .filter(|p| p.verdict == crate::protocol::Verdict::Accepted)
+            .collect();
+        let docs: Vec<DocForDedup> = pages.iter().map(DocForDedup::from_page).collect();
+        let copies = find_copies(&docs);
+        let today = crate::evidence::score::parse_date(&self.today)
+            .unwrap_or_else(|| chrono::Utc::now().date_naive());
+        let fields = merge(
+            &self.pages.evidence(),
+            &copies.origin_of,
+            &MergeOptions::new(today, self.anchors.name.as_deref()),
+        );
+        (fields, copies)
     }
 
     pub fn skip(&self, url: &str, reason: &str) {

@@ -150,14 +150,12 @@ pub async fn extract_claims(cx: &AgentCx, page: &Page) -> usize {
             Ok((claims, problems)) if problems.is_empty() || attempt == 1 => {
                 let n = claims.len();
                 for claim in claims {
-                    run.pages.add_evidence(EvidenceItem {
+                    run.record_evidence(EvidenceItem {
                         id: String::new(),
                         origin: format!("{}:extractor", cx.agent),
                         claim,
                         source: SourceRef::of(page),
-                        scores: Scores {
-                            identity: page.identity.score,
-                        },
+                        scores: Scores::from_identity(page.identity.score),
                         accepted: true,
                         flags: vec![],
                     });

@@ -180,9 +180,18 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     .await;
 
     let findings = ctx.all_findings();
+    // The merged evidence: written to evidence.json, and the basis of any salvaged report.
+    let (merged, copies) = ctx.merge_evidence();
+    let number_of = |url: &str| ctx.pages.get(url).and_then(|(_, n)| n);
+    let merged_view = report::evidence_view::view(&merged, &number_of);
     let salvage = || {
         (!findings.is_empty()).then(|| {
-            report::draft_from_findings(&request.question, ctx.anchors.name.as_deref(), &findings)
+            report::draft_from_merged(
+                &request.question,
+                ctx.anchors.name.as_deref(),
+                &findings,
+                &merged_view,
+            )
         })
     };
     let question = request.question.trim();
@@ -271,6 +280,8 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             &json!({
                 "run_id": ctx.run_id,
                 "entity": ctx.anchors,
+                "fields": merged,
+                "copies": copies.pairs,
                 "items": ctx.pages.evidence(),
                 "pages": pages,
                 "skipped_by_memory": ctx.skipped().iter().map(|(u, r)| json!({"url": u, "reason": r})).collect::<Vec<_>>(),

@@ -11,7 +11,8 @@ pub fn orchestrator_system(spotlight: &str, domain: Option<&str>) -> String {
 Workflow:\n\
 1. Call write_todos with one todo per aspect of the question.\n\
 2. Delegate each aspect with task (several task calls in one turn run in parallel). Each returns verified findings with source numbers [n].\n\
-3. Call submit_report with the final Markdown report. Cite every claim as [n] using only the source numbers in the findings. Do not write a Sources list; it is added for you.\n\
+3. Call review_evidence: the findings merged per field, with confidence, as-of dates, history, conflicts and rejected weak values.\n\
+4. Call submit_report with the final Markdown report, written from the merged evidence. Cite every claim as [n] using only the source numbers given. Do not write a Sources list; it is added for you.\n\
 \n\
 Report sections: Answer, Findings (with confidence and as-of dates), History (facts that were true earlier), Conflicts (say which sources disagree), Gaps.\n\
 Prefer regulator and official sources for current facts; a copy of a press release is not a second confirmation; keep old values as history, not as current.\n\

@@ -431,7 +431,43 @@ enum Part {
     Years,
     Status,
     Rounds,
+    /// What happened in an incident: its kind and what it touched.
+    Incident,
 }
+
+/// Words that tell one security incident from another.
+const INCIDENT_WORDS: &[&str] = &[
+    "breach",
+    "breached",
+    "exposed",
+    "exposure",
+    "leak",
+    "leaked",
+    "hack",
+    "hacked",
+    "bucket",
+    "misconfigured",
+    "misconfiguration",
+    "ransomware",
+    "phishing",
+    "fraud",
+    "outage",
+    "invoice",
+    "invoices",
+    "pdfs",
+    "vulnerability",
+    "attack",
+    "attacked",
+    "compromised",
+    "stolen",
+    "credentials",
+    "passwords",
+    "malware",
+    "ddos",
+    "storage",
+    "database",
+    "records",
+];
 
 fn parts_for(field: Field) -> &'static [Part] {
     use Part::*;
@@ -444,7 +480,7 @@ fn parts_for(field: Field) -> &'static [Part] {
         Field::Funding => &[Quantities, Rounds],
         Field::Valuation => &[Quantities],
         Field::Reliability => &[Quantities],
-        Field::SecurityIncident => &[Names, Quantities, Status],
+        Field::SecurityIncident => &[Quantities, Incident],
         Field::Pricing => &[Quantities],
         Field::Sentiment => &[Quantities, Status],
         Field::Employees => &[Quantities],
@@ -592,6 +628,12 @@ pub fn key_tokens(value: &str, field: Field, entity: &BTreeSet<String>) -> BTree
             Part::Years => out.extend(years.iter().cloned()),
             Part::Status => out.extend(status.map(str::to_string)),
             Part::Rounds => out.extend(tokens.iter().filter(|t| is_round(t)).cloned()),
+            Part::Incident => out.extend(
+                tokens
+                    .iter()
+                    .filter(|t| INCIDENT_WORDS.contains(&t.as_str()))
+                    .cloned(),
+            ),
         }
     }
     out

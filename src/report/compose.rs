@@ -6,8 +6,10 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::evidence_view::FieldView;
 use super::{citations, hygiene};
 use crate::engine::tools::{Finding, Findings};
+use crate::evidence::fields::{Field, field_for};
 use crate::evidence::{Page, SourceType};
 use crate::protocol::Verdict;
 
@@ -100,6 +102,18 @@ fn most_current(findings: &[Finding]) -> &Finding {
 
 /// An extractive report: every statement is a verbatim quote with its `[n]`.
 pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findings]) -> String {
+    draft_from_merged(question, entity, units, &[])
+}
+
+/// An extractive report from the sub-researchers' findings and the merged
+/// evidence: the answer per aspect is the merged current value with its
+/// confidence and date, then findings, history, conflicts and gaps.
+pub fn draft_from_merged(
+    question: &str,
+    entity: Option<&str>,
+    units: &[Findings],
+    merged: &[FieldView],
+) -> String {
     let mut md = String::new();
     let title = entity
         .map(|e| format!("{e}: research report"))
@@ -110,26 +124,52 @@ pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findin
     ));
     md.push_str("## Answer\n\n");
     let answered: Vec<&Findings> = units.iter().filter(|u| !u.findings.is_empty()).collect();
-    if answered.is_empty() {
+    let aspect_of = |u: &Findings| {
+        if u.aspect.is_empty() {
+            u.unit.clone()
+        } else {
+            u.aspect.clone()
+        }
+    };
+    // The merged view of an aspect's field, when the merge has one.
+    let merged_for = |aspect: &str| -> Option<&FieldView> {
+        let field = field_for(aspect);
+        (field != Field::Other).then(|| merged.iter().find(|v| v.field == field.as_str()))?
+    };
+    if answered.is_empty() && merged.is_empty() {
         md.push_str("No verifiable evidence was found in the sources read.\n\n");
     }
-    for u in &answered {
-        let f = most_current(&u.findings);
-        let aspect = if u.aspect.is_empty() {
-            &u.unit
-        } else {
-            &u.aspect
-        };
-        md.push_str(&format!(
-            "- **{}**: \"{}\" [{}]",
-            capitalize(aspect),
-            quote_md(&f.quote),
-            f.source
-        ));
-        if let Some(d) = &f.as_of {
-            md.push_str(&format!(" (as of {d})"));
+    for u in units {
+        let aspect = aspect_of(u);
+        if let Some(v) = merged_for(&aspect) {
+            md.push_str(&format!(
+                "- **{}**: \"{}\" [{}] (confidence {:.2}",
+                capitalize(&aspect),
+                quote_md(&v.quote),
+                v.source,
+                v.confidence
+            ));
+            if let Some(d) = &v.as_of {
+                md.push_str(&format!(", as of {d}"));
+            }
+            md.push(')');
+            if v.uncertain {
+                md.push_str(&format!(" (uncertain: {})", v.note.trim_end_matches('.')));
+            }
+            md.push('\n');
+        } else if !u.findings.is_empty() {
+            let f = most_current(&u.findings);
+            md.push_str(&format!(
+                "- **{}**: \"{}\" [{}]",
+                capitalize(&aspect),
+                quote_md(&f.quote),
+                f.source
+            ));
+            if let Some(d) = &f.as_of {
+                md.push_str(&format!(" (as of {d})"));
+            }
+            md.push('\n');
         }
-        md.push('\n');
     }
     md.push_str("\n## Findings\n\n");
     for u in &answered {
@@ -152,6 +192,81 @@ pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findin
                 md.push_str(&format!(" ({})", meta.join(", ")));
             }
             md.push('\n');
+        }
+        md.push('\n');
+    }
+    let with_history: Vec<(String, &FieldView)> = units
+        .iter()
+        .filter_map(|u| {
+            let aspect = aspect_of(u);
+            merged_for(&aspect)
+                .filter(|v| !v.history.is_empty())
+                .map(|v| (aspect, v))
+        })
+        .collect();
+    if !with_history.is_empty() {
+        md.push_str("## History\n\n");
+        for (aspect, v) in &with_history {
+            for h in &v.history {
+                md.push_str(&format!(
+                    "- **{}** (earlier): \"{}\" [{}]",
+                    capitalize(aspect),
+                    quote_md(&h.quote),
+                    h.source
+                ));
+                if let Some(d) = &h.as_of {
+                    md.push_str(&format!(" (as of {d})"));
+                }
+                md.push('\n');
+            }
+        }
+        md.push('\n');
+    }
+    let disputed: Vec<(String, &FieldView)> = units
+        .iter()
+        .filter_map(|u| {
+            let aspect = aspect_of(u);
+            merged_for(&aspect)
+                .filter(|v| {
+                    !(v.history.is_empty() && v.conflicts.is_empty() && v.rejected.is_empty())
+                })
+                .map(|v| (aspect, v))
+        })
+        .collect();
+    if !disputed.is_empty() {
+        md.push_str("## Conflicts\n\n");
+        for (aspect, v) in &disputed {
+            md.push_str(&format!(
+                "- **{}**: {} ({}).\n",
+                capitalize(aspect),
+                v.note.trim_end_matches('.'),
+                v.outcome.replace('_', " ")
+            ));
+            md.push_str(&format!(
+                "  - current: \"{}\" [{}] (confidence {:.2})\n",
+                quote_md(&v.quote),
+                v.source,
+                v.confidence
+            ));
+            for (label, values) in [
+                ("earlier, true at its time", &v.history),
+                ("disputed", &v.conflicts),
+                ("rejected as weak", &v.rejected),
+            ] {
+                for c in values.iter() {
+                    md.push_str(&format!(
+                        "  - {label}: \"{}\" [{}] ({}, confidence {:.2}{})\n",
+                        quote_md(&c.quote),
+                        c.source,
+                        c.source_type.replace('_', " "),
+                        c.confidence,
+                        c.as_of
+                            .as_deref()
+                            .map(|d| format!(", as of {d}"))
+                            .unwrap_or_default()
+                    ));
+                }
+            }
         }
         md.push('\n');
     }

@@ -358,7 +358,11 @@ fn eval_scores_the_gold_sets() {
             .arg(repo_path(gold))
             .assert();
         let code = out.get_output().status.code();
-        assert!(matches!(code, Some(0) | Some(1)), "{gold}: {code:?}");
+        assert_eq!(
+            code,
+            Some(0),
+            "{gold}: every threshold of the gold set is met"
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
         assert_eq!(v["passed"].as_bool(), Some(code == Some(0)));
         let case = &v["cases"][0];
@@ -372,10 +376,10 @@ fn eval_scores_the_gold_sets() {
             0,
             "{gold}: {case}"
         );
-        assert!(
-            case["field_accuracy"].as_f64().unwrap() >= 0.7,
-            "{gold}: {case}"
-        );
+        for metric in ["field_accuracy", "history_recall", "conflict_recall"] {
+            assert_eq!(case[metric], 1.0, "{gold}: {metric}: {case}");
+        }
+        assert_eq!(case["over_confident_errors"], 0);
         assert!(case["tool_calls"].as_u64().unwrap() > 0);
     }
     sb.dra()

@@ -20,6 +20,7 @@ use crate::engine::tools::Findings;
 use crate::evidence::{quotes, sentences};
 use crate::protocol::EntityAnchors;
 use crate::report;
+use crate::report::evidence_view::FieldView;
 
 pub const OFFLINE_SLUG: &str = "dra/offline-extractive";
 
@@ -300,7 +301,19 @@ fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
             f
         })
         .collect();
-    let markdown = report::draft_from_findings(&question, anchors.name.as_deref(), &units);
+    // Before writing, the merged view of the evidence.
+    let Some(review) = t.called("review_evidence").last() else {
+        return (
+            "Reviewing the merged evidence before writing.".to_string(),
+            vec![("review_evidence", json!({}))],
+        );
+    };
+    let merged: Vec<FieldView> = review
+        .result
+        .and_then(|r| serde_json::from_str::<Value>(r).ok())
+        .and_then(|v| serde_json::from_value(v["fields"].clone()).ok())
+        .unwrap_or_default();
+    let markdown = report::draft_from_merged(&question, anchors.name.as_deref(), &units, &merged);
     let n: usize = units.iter().map(|u| u.findings.len()).sum();
     (
         format!("Writing the report from {n} verified finding(s)."),

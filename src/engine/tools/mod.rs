@@ -1,10 +1,11 @@
 //! The tool contract. Names are public (models and scripts rely on them):
 //! orchestrator: `request_clarification`, `write_todos`, `task`,
-//! `web_search`, `fetch_url`, `read_source`, `submit_report`; sub-researcher: `web_search`,
+//! `web_search`, `fetch_url`, `read_source`, `review_evidence`, `submit_report`; sub-researcher: `web_search`,
 //! `fetch_url`, `read_source`, `submit_findings`.
 
 mod clarify;
 mod fetch;
+mod review;
 mod search;
 mod submit;
 mod task;
@@ -21,6 +22,7 @@ use serde_json::Value;
 
 pub use clarify::{RequestClarification, questions_in_prose};
 pub use fetch::{FetchUrl, ReadSource, VIEW_CHARS};
+pub use review::ReviewEvidence;
 pub use search::WebSearch;
 pub use submit::{SubmitFindings, SubmitReport};
 pub use task::Task;
@@ -186,6 +188,7 @@ pub fn orchestrator_tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(WebSearch),
         Arc::new(FetchUrl),
         Arc::new(ReadSource),
+        Arc::new(ReviewEvidence),
         Arc::new(SubmitReport),
     ]
 }

@@ -165,7 +165,7 @@ impl Tool for SubmitFindings {
             ));
             if let Some(url) = Some(&args.findings[n - 1].url) {
                 let page = run.pages.get(url).map(|(p, _)| p);
-                run.pages.add_evidence(EvidenceItem {
+                run.record_evidence(EvidenceItem {
                     id: String::new(),
                     origin: cx.agent.clone(),
                     claim: Claim {
@@ -203,7 +203,7 @@ impl Tool for SubmitFindings {
         for (i, page, number) in checked {
             let f = &args.findings[i];
             let as_of = f.as_of.clone().or_else(|| page.as_of().map(str::to_string));
-            run.pages.add_evidence(EvidenceItem {
+            run.record_evidence(EvidenceItem {
                 id: String::new(),
                 origin: cx.agent.clone(),
                 claim: Claim {

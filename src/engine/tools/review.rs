@@ -1,0 +1,40 @@
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::{AgentCx, Tool, ToolOutput};
+use crate::engine::model::ToolSpec;
+use crate::report::evidence_view;
+
+/// The merged evidence, for the writer: what is known per field, with
+/// confidence, dates, history and conflicts, cited by source number.
+pub struct ReviewEvidence;
+
+#[async_trait]
+impl Tool for ReviewEvidence {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "review_evidence".into(),
+            description: "After the sub-researchers are done: the findings of the run merged per field (copies counted once, sources weighted by authority and freshness), each with its current value, a verbatim quote and its source number [n], confidence, as-of date, history, conflicts and rejected weak values. Write the report from this.".into(),
+            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        }
+    }
+
+    async fn call(&self, _args: Value, cx: &AgentCx) -> ToolOutput {
+        let run = &cx.run;
+        let (fields, copies) = run.merge_evidence();
+        let number_of = |url: &str| run.pages.get(url).and_then(|(_, n)| n);
+        let view = evidence_view::view(&fields, &number_of);
+        let n = view.len();
+        let body = json!({
+            "fields": view,
+            "copies_collapsed": copies.pairs.len(),
+        });
+        ToolOutput::ok(
+            serde_json::to_string_pretty(&body).unwrap_or_default(),
+            format!(
+                "{n} merged field(s), {} copy pair(s) collapsed",
+                copies.pairs.len()
+            ),
+        )
+    }
+}

@@ -101,16 +101,12 @@ impl Tool for FetchUrl {
         let id = run.next_call_id("fetch");
         if let Some(reason) = run.known_bad(&url) {
             run.skip(&url, &reason);
-            run.emitter.emit(
-                &cx.agent,
-                EventBody::Fetch {
-                    id,
-                    url: url.clone(),
-                    ok: false,
-                    verdict: Verdict::Rejected,
-                    chars: 0,
-                    detail: Some(format!("not fetched: memory says this domain {reason}")),
-                },
+            unread(
+                cx,
+                id,
+                &url,
+                Verdict::Rejected,
+                format!("not fetched: memory says this domain {reason}"),
             );
             return ToolOutput::ok(
                 json!({"status": "skipped", "url": url, "reason": format!("this domain {reason}"), "note": "Not usable as evidence; do not cite it."}).to_string(),
@@ -120,17 +116,7 @@ impl Tool for FetchUrl {
         let raw = match run.fetcher.fetch(&url).await {
             Ok(raw) => raw,
             Err(e) => {
-                run.emitter.emit(
-                    &cx.agent,
-                    EventBody::Fetch {
-                        id,
-                        url: url.clone(),
-                        ok: false,
-                        verdict: Verdict::Failed,
-                        chars: 0,
-                        detail: Some(e.to_string()),
-                    },
-                );
+                unread(cx, id, &url, Verdict::Failed, e.to_string());
                 return ToolOutput::permanent(format!("could not fetch {url}: {e}"));
             }
         };
@@ -177,6 +163,21 @@ impl Tool for FetchUrl {
         }
         answer(cx, stored)
     }
+}
+
+/// The `fetch` event of a page that was not read.
+fn unread(cx: &AgentCx, id: String, url: &str, verdict: Verdict, detail: String) {
+    cx.run.emitter.emit(
+        &cx.agent,
+        EventBody::Fetch {
+            id,
+            url: url.to_string(),
+            ok: false,
+            verdict,
+            chars: 0,
+            detail: Some(detail),
+        },
+    );
 }
 
 fn answer(cx: &AgentCx, stored: Stored) -> ToolOutput {

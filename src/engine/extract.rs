@@ -129,12 +129,11 @@ pub async fn extract_claims(cx: &AgentCx, page: &Page) -> usize {
     let mut messages = vec![
         Message::system(system(&run.spotlight)),
         Message::user(format!(
-            "Entity: {}\nPage: {} ({})\nPublished: {}\n\n{}",
+            "Entity: {}\nPage: {}\nPublished: {}\n\n{}",
             run.anchors.name.as_deref().unwrap_or("(unknown)"),
-            page.title,
             page.url,
             page.as_of().unwrap_or("unknown"),
-            run.spotlight(&view)
+            run.spotlight(&format!("{}\n\n{view}", page.title))
         )),
     ];
     for attempt in 0..2 {

@@ -2,4 +2,5 @@ mod ask;
 mod commands;
 mod common;
 mod online;
+mod redteam;
 mod web_run;

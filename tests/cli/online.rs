@@ -28,7 +28,7 @@ const ABOUT_QUOTE: &str =
     "Kavya Menon is the chief executive officer of PadmaPay, effective 1 March 2026.";
 
 #[derive(Clone, Copy, PartialEq)]
-enum Fault {
+pub(super) enum Fault {
     None,
     /// The first request gets 429 with retry-after-ms, the fourth a 503.
     Transient,
@@ -36,23 +36,29 @@ enum Fault {
     NoTools,
     /// Every request is rejected with 401.
     Unauthorized,
+    /// Every reply comes after a pause (for interrupting a run).
+    Slow,
 }
 
+/// What each participant replies, as a function of its request.
+pub(super) type Script = fn(&Value) -> Result<Vec<(&'static str, Value)>, String>;
+
 #[derive(Clone)]
-struct Session {
+pub(super) struct Session {
     fault: Fault,
+    script: Script,
     count: Arc<AtomicUsize>,
     requests: Arc<Mutex<Vec<(HeaderMap, Value)>>>,
 }
 
 /// Who sent a request: the lead, a sub-researcher (and its aspect) or the extractor.
-enum Who {
+pub(super) enum Who {
     Lead,
     Sub(String),
     Extractor,
 }
 
-fn text_of(messages: &[Value]) -> String {
+pub(super) fn text_of(messages: &[Value]) -> String {
     messages
         .iter()
         .map(|m| m["content"].as_str().unwrap_or(""))
@@ -60,7 +66,7 @@ fn text_of(messages: &[Value]) -> String {
         .join("\n")
 }
 
-fn who(body: &Value) -> Who {
+pub(super) fn who(body: &Value) -> Who {
     let tools: Vec<&str> = body["tools"]
         .as_array()
         .map(|t| {
@@ -150,6 +156,9 @@ async fn chat(State(s): State<Session>, headers: HeaderMap, body: axum::Json<Val
         .unwrap()
         .push((headers.clone(), body.0.clone()));
     let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+    if s.fault == Fault::Slow {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
     match s.fault {
         Fault::Unauthorized => {
             return json_response(
@@ -177,7 +186,7 @@ async fn chat(State(s): State<Session>, headers: HeaderMap, body: axum::Json<Val
     }
     let stream = body["stream"].as_bool().unwrap_or(false);
     let usage = json!({"prompt_tokens": 120, "completion_tokens": 30});
-    let (content, calls) = match script(&body) {
+    let (content, calls) = match (s.script)(&body) {
         Err(text) => (text, vec![]),
         Ok(calls) if !has_tools => {
             // Envelope mode: the calls as JSON text, with a fence and prose to tolerate.
@@ -232,13 +241,33 @@ async fn chat(State(s): State<Session>, headers: HeaderMap, body: axum::Json<Val
     sse(chunks)
 }
 
-struct Server {
-    base: String,
-    session: Session,
+pub(super) struct Server {
+    pub(super) base: String,
+    pub(super) session: Session,
     _rt: tokio::runtime::Runtime,
 }
 
-fn start(fault: Fault) -> Server {
+impl Server {
+    pub(super) fn request_bodies(&self) -> Vec<String> {
+        self.session
+            .requests
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, b)| b.to_string())
+            .collect()
+    }
+
+    pub(super) fn count(&self) -> usize {
+        self.session.count.load(Ordering::SeqCst)
+    }
+}
+
+pub(super) fn start(fault: Fault) -> Server {
+    start_with(fault, script)
+}
+
+pub(super) fn start_with(fault: Fault, script: Script) -> Server {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -246,6 +275,7 @@ fn start(fault: Fault) -> Server {
         .unwrap();
     let session = Session {
         fault,
+        script,
         count: Arc::default(),
         requests: Arc::default(),
     };
@@ -266,6 +296,8 @@ fn start(fault: Fault) -> Server {
         _rt: rt,
     }
 }
+
+pub(super) const ONLINE_KEY: &str = KEY;
 
 fn run_online(
     server: &Server,

@@ -293,7 +293,7 @@ fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
                 .unwrap_or_default();
             let mut f: Findings = c
                 .result
-                .and_then(|r| serde_json::from_str(r).ok())
+                .and_then(|r| serde_json::from_str(unwrap_spotlight(r)).ok())
                 .unwrap_or_default();
             if f.aspect.is_empty() {
                 f.aspect = aspect;
@@ -310,7 +310,7 @@ fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
     };
     let merged: Vec<FieldView> = review
         .result
-        .and_then(|r| serde_json::from_str::<Value>(r).ok())
+        .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
         .and_then(|v| serde_json::from_value(v["fields"].clone()).ok())
         .unwrap_or_default();
     let markdown = report::draft_from_merged(&question, anchors.name.as_deref(), &units, &merged);
@@ -701,7 +701,10 @@ fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
             continue;
         };
         attempted.insert(url.to_string());
-        let Some(v) = c.result.and_then(|r| serde_json::from_str::<Value>(r).ok()) else {
+        let Some(v) = c
+            .result
+            .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
+        else {
             continue;
         };
         if v.get("status").and_then(Value::as_str) != Some("accepted") {

@@ -44,9 +44,12 @@ fn view(cx: &AgentCx, page: &Page, number: Option<usize>, offset: usize) -> Stri
         "offset": offset,
         "total_chars": total,
         "next_offset": (end < total).then_some(end),
-        "text": cx.run.spotlight(&slice),
+        "text": slice,
     });
-    serde_json::to_string_pretty(&body).unwrap_or_default()
+    // Everything here but the engine's own numbers comes from the page
+    // (its title too): all of it is marked as data.
+    cx.run
+        .spotlight(&serde_json::to_string_pretty(&body).unwrap_or_default())
 }
 
 fn refused(page: &Page) -> String {

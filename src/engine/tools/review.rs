@@ -30,7 +30,7 @@ impl Tool for ReviewEvidence {
             "copies_collapsed": copies.pairs.len(),
         });
         ToolOutput::ok(
-            serde_json::to_string_pretty(&body).unwrap_or_default(),
+            run.spotlight(&serde_json::to_string_pretty(&body).unwrap_or_default()),
             format!(
                 "{n} merged field(s), {} copy pair(s) collapsed",
                 copies.pairs.len()

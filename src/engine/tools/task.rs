@@ -75,8 +75,9 @@ impl Tool for Task {
                     },
                 );
                 let n = findings.findings.len();
+                // Quotes are page text: the whole result is marked as data.
                 ToolOutput::ok(
-                    serde_json::to_string_pretty(&findings).unwrap_or_default(),
+                    run.spotlight(&serde_json::to_string_pretty(&findings).unwrap_or_default()),
                     format!("{unit}: {n} findings"),
                 )
             }

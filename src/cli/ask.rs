@@ -155,8 +155,11 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         &config,
         RunInputs {
             question: &args.question,
-            corpus: args.corpus.as_deref(),
-            web: args.web,
+            source: match (&args.corpus, args.web) {
+                (Some(path), _) => Source::Corpus(path),
+                (None, true) => Source::Web,
+                (None, false) => Source::Default,
+            },
             base_url: args.base_url.as_deref(),
             anchors,
         },
@@ -166,11 +169,20 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
 }
 
 /// What a run is asked to do.
+/// Where a run's evidence comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// The web when online, else the embedded corpus.
+    Default,
+    Embedded,
+    Corpus(&'a Path),
+    /// The configured web search backend, even offline.
+    Web,
+}
+
 pub struct RunInputs<'a> {
     pub question: &'a str,
-    pub corpus: Option<&'a Path>,
-    /// Use the web search backend even offline.
-    pub web: bool,
+    pub source: Source<'a>,
     /// A per-run model endpoint (checked against the allowlist).
     pub base_url: Option<&'a str>,
     pub anchors: EntityAnchors,
@@ -223,16 +235,21 @@ pub fn prepare(
     } else {
         ModelRouter::single(Arc::new(OfflineModel))
     };
+    // Online runs default to the web; offline ones to the embedded corpus.
+    let source = match inputs.source {
+        Source::Default if online => Source::Web,
+        other => other,
+    };
     let (search, fetcher, backend_label): (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String) =
-        match inputs.corpus {
-            Some(path) => {
+        match source {
+            Source::Corpus(path) => {
                 let corpus =
                     Corpus::from_path(path).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
                 let label = format!("the corpus {} ({} documents)", path.display(), corpus.len());
                 let web = CorpusWeb::new(Arc::new(corpus));
                 (Arc::new(web.clone()), Arc::new(web), label)
             }
-            None if online || inputs.web => {
+            Source::Web => {
                 let Some(search) = crate::web::search_backend_from_config(config) else {
                     return Err(CliError::Usage(anyhow::anyhow!(
                         "no web search backend is configured: set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, or research local documents with --corpus PATH (`dra doctor` shows what is set)"
@@ -246,10 +263,10 @@ pub fn prepare(
                 let label = format!("the web (search: {})", search.name());
                 (search, Arc::new(fetcher), label)
             }
-            None => {
+            Source::Default | Source::Embedded => {
                 let corpus =
                     Corpus::embedded().map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
-                if chatty {
+                if chatty && matches!(inputs.source, Source::Default) {
                     eprintln!(
                         "note: no --corpus or --web: researching the embedded corpus (pages about a fictional company)"
                     );

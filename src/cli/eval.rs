@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use super::ask::{RunInputs, prepare, runtime};
+use super::ask::{RunInputs, Source, prepare, runtime};
 use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
 use crate::corpus::Corpus;
 use crate::engine::{Engine, RunSummary};
@@ -269,6 +269,12 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
         .iter()
         .filter(|c| args.case.as_ref().is_none_or(|id| &c.id == id))
     {
+        if case.corpus == "live" {
+            return Err(CliError::Usage(anyhow::anyhow!(
+                "case {}: live cases are not supported yet: citation support needs the pages' text, which only corpus cases keep; give a corpus path or \"embedded\"",
+                case.id
+            )));
+        }
         let corpus_path = (case.corpus != "embedded").then(|| base.join(&case.corpus));
         let corpus = match &corpus_path {
             Some(p) => Corpus::from_path(p),
@@ -280,8 +286,10 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
             &config,
             RunInputs {
                 question: &case.question,
-                corpus: corpus_path.as_deref(),
-                web: false,
+                source: match &corpus_path {
+                    Some(p) => Source::Corpus(p),
+                    None => Source::Embedded,
+                },
                 base_url: None,
                 anchors: case.entity.clone(),
             },

@@ -3,4 +3,5 @@ mod commands;
 mod common;
 mod online;
 mod redteam;
+mod scripted_offline;
 mod web_run;

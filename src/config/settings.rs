@@ -93,6 +93,8 @@ pub const RUNS_DIR: &str = "DRA_RUNS_DIR";
 pub const OFFLINE: &str = "DRA_OFFLINE";
 pub const TOOL_PROTOCOL: &str = "DRA_TOOL_PROTOCOL";
 pub const FETCH_ALLOWLIST: &str = "DRA_FETCH_ALLOWLIST";
+pub const FETCH_MAX_BYTES: &str = "DRA_FETCH_MAX_BYTES";
+pub const FETCH_TIMEOUT: &str = "DRA_FETCH_TIMEOUT";
 pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
 pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
 pub const MEMORY: &str = "DRA_MEMORY";
@@ -234,6 +236,18 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::List,
         None,
         "host or host:port entries the SSRF guard lets through",
+    ),
+    s(
+        FETCH_MAX_BYTES,
+        Kind::Uint { min: 256 },
+        Some("5242880"),
+        "Largest page body fetched, in bytes",
+    ),
+    s(
+        FETCH_TIMEOUT,
+        Kind::Seconds,
+        Some("30"),
+        "Total time allowed for one page fetch (seconds)",
     ),
     s(
         "DRA_MCP_URL",

@@ -86,7 +86,14 @@ impl HttpFetcher {
     /// The fetcher for a run: `DRA_FETCH_ALLOWLIST`, the system resolver,
     /// default limits.
     pub fn from_config(config: &Config) -> Result<HttpFetcher, WebError> {
-        HttpFetcher::with_resolver(config, Arc::new(SystemResolver), FetchOptions::default())
+        let mut opts = FetchOptions::default();
+        if let Some(bytes) = config.uint(settings::FETCH_MAX_BYTES) {
+            opts.max_bytes = bytes;
+        }
+        if let Some(timeout) = config.seconds(settings::FETCH_TIMEOUT) {
+            opts.timeout = timeout;
+        }
+        HttpFetcher::with_resolver(config, Arc::new(SystemResolver), opts)
     }
 
     /// [`HttpFetcher::from_config`] with another resolver and limits.

@@ -191,3 +191,59 @@ fn the_guard_refuses_private_addresses_without_the_allowlist() {
         "{fetches:?}"
     );
 }
+
+#[test]
+fn the_fetch_size_cap_is_a_setting() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let seen = Seen::default();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let app = Router::new()
+        .route("/search", post(search))
+        .route("/about", get(|| async { Html(ABOUT) }))
+        .route("/pricing", get(|| async { Html(PRICING) }))
+        .route("/review", get(|| async { Html(REVIEW) }))
+        .with_state((base.clone(), seen));
+    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let sb = Sandbox::new();
+    let out = sb
+        .dra()
+        .env("TAVILY_API_KEY", "k")
+        .env("TAVILY_BASE_URL", &base)
+        .env("DRA_FETCH_ALLOWLIST", format!("127.0.0.1:{}", addr.port()))
+        .env("DRA_FETCH_MAX_BYTES", "300")
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args([
+            "--json",
+            "ask",
+            "--web",
+            "Is Zephyr Parcel (Pune, India) reliable? Check pricing.",
+        ])
+        .assert();
+    let events = parse_events(&String::from_utf8_lossy(&out.get_output().stdout));
+    let about = events.iter().find_map(|e| match &e.body {
+        EventBody::Fetch {
+            url,
+            verdict,
+            detail,
+            ..
+        } if url.ends_with("/about") => Some((*verdict, detail.clone().unwrap_or_default())),
+        _ => None,
+    });
+    let (verdict, detail) = about.expect("the about page was tried");
+    assert_eq!(verdict, Verdict::Failed, "{detail}");
+    sb.dra()
+        .env("DRA_FETCH_MAX_BYTES", "12")
+        .arg("doctor")
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("DRA_FETCH_MAX_BYTES"));
+}

@@ -19,7 +19,11 @@ pub struct HiddenFragment {
 /// A cleaned page: the visible text and the metadata found in the markup.
 #[derive(Debug, Clone, Default)]
 pub struct CleanPage {
+    /// Every visible word (what the injection scan reads).
     pub text: String,
+    /// The HTML with everything hidden removed (HTML pages only): what the
+    /// readability extractor may read.
+    pub visible_html: String,
     pub title: Option<String>,
     pub published: Option<String>,
     pub modified: Option<String>,
@@ -97,6 +101,7 @@ pub fn clean_html(html: &str) -> CleanPage {
         node.remove_from_parent();
     }
 
+    page.visible_html = doc.root().try_html().map(|h| h.to_string()).unwrap_or_default();
     let root = doc.body().unwrap_or_else(|| doc.root());
     let text = root.formatted_text().to_string();
     let (text, invisible) = strip_invisible(&text);

@@ -88,7 +88,18 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         .map(|h| h.technique.to_string())
         .collect();
     hidden.dedup();
-    let text: String = cleaned.text.chars().take(MAX_STORED_CHARS).collect();
+    // What is stored and quoted is the article (readability) when there is
+    // one, else every visible word; both come from the hidden-free page.
+    let main = match raw.content_type {
+        ContentType::Html => crate::web::extract::article_text(&cleaned.visible_html),
+        ContentType::Markdown | ContentType::Plain => None,
+    };
+    let text: String = main
+        .as_deref()
+        .unwrap_or(&cleaned.text)
+        .chars()
+        .take(MAX_STORED_CHARS)
+        .collect();
     let identity = identity::check(anchors, &raw.url, &title, &text);
     let (verdict, reason) = if !injection.is_empty() {
         let mut places: Vec<&str> = injection.iter().map(|h| h.location.as_str()).collect();
@@ -210,5 +221,31 @@ impl SourceRef {
             updated: page.updated.clone(),
             retrieved: page.retrieved.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_pages_store_the_article_not_the_chrome() {
+        let para = "Orla Freight operates ninety trucks from its depot in Leeds and delivers for online shops across the north of England every day of the week.";
+        let html = format!(
+            "<html><head><title>Orla</title></head><body><nav><a href='/'>Home</a> | <a href='/a'>Menu item one</a></nav><article><h1>Orla Freight</h1><p>{para}</p><p>{para}</p><p style='display:none'>HIDDEN-CANARY</p></article><footer>Copyright footer text</footer></body></html>"
+        );
+        let raw = RawDocument {
+            url: "https://orla.example/".into(),
+            title: None,
+            published: None,
+            updated: None,
+            source_type: None,
+            content_type: ContentType::Html,
+            content: html,
+        };
+        let page = assess(&raw, &EntityAnchors::default(), "2026-11-29");
+        assert!(page.text.contains("ninety trucks"), "{}", page.text);
+        assert!(!page.text.contains("Menu item one"), "navigation dropped: {}", page.text);
+        assert!(!page.text.contains("HIDDEN-CANARY"));
     }
 }

@@ -34,6 +34,25 @@ const MIN_ARTICLE_CHARS: usize = 200;
 const DROP_TAGS: &str = "script, style, template, noscript, iframe, object, embed, svg, canvas";
 
 /// The main text of `html`, as Markdown.
+/// The article of a page whose hidden content is already gone (see
+/// [`crate::evidence::clean::CleanPage::visible_html`]), as plain paragraphs:
+/// navigation, footers and sidebars dropped. `None` when readability finds
+/// no article worth the name.
+pub fn article_text(visible_html: &str) -> Option<String> {
+    if visible_html.is_empty() {
+        return None;
+    }
+    let config = ReadabilityConfig {
+        text_mode: TextMode::Formatted,
+        max_elements_to_parse: MAX_ELEMENTS,
+        ..ReadabilityConfig::default()
+    };
+    let mut reader = Readability::new(visible_html, None, Some(config)).ok()?;
+    let article = reader.parse().ok()?;
+    let text = tidy(&strip_invisible(&article.text_content).0);
+    (text.chars().count() >= MIN_ARTICLE_CHARS).then_some(text)
+}
+
 pub fn main_text(html: &str) -> MainText {
     main_text_at(html, None)
 }

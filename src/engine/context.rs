@@ -179,8 +179,6 @@ pub struct RunCtx {
     pub backend_label: String,
     next_subagent: AtomicU64,
     next_call: AtomicU64,
-    /// Aspects planned by `write_todos`.
-    pub todos: Mutex<Vec<String>>,
     /// Findings every sub-researcher handed back (for salvaged reports).
     findings: Mutex<Vec<Findings>>,
     /// Deployment guidance for both system prompts.
@@ -230,7 +228,6 @@ impl RunCtx {
             backend_label: init.backend_label,
             next_subagent: AtomicU64::new(0),
             next_call: AtomicU64::new(0),
-            todos: Mutex::new(Vec::new()),
             findings: Mutex::new(Vec::new()),
             domain_prompt: init.domain_prompt,
             lessons: init.lessons,

@@ -101,7 +101,11 @@ pub fn clean_html(html: &str) -> CleanPage {
         node.remove_from_parent();
     }
 
-    page.visible_html = doc.root().try_html().map(|h| h.to_string()).unwrap_or_default();
+    page.visible_html = doc
+        .root()
+        .try_html()
+        .map(|h| h.to_string())
+        .unwrap_or_default();
     let root = doc.body().unwrap_or_else(|| doc.root());
     let text = root.formatted_text().to_string();
     let (text, invisible) = strip_invisible(&text);

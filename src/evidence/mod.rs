@@ -245,7 +245,11 @@ mod tests {
         };
         let page = assess(&raw, &EntityAnchors::default(), "2026-11-29");
         assert!(page.text.contains("ninety trucks"), "{}", page.text);
-        assert!(!page.text.contains("Menu item one"), "navigation dropped: {}", page.text);
+        assert!(
+            !page.text.contains("Menu item one"),
+            "navigation dropped: {}",
+            page.text
+        );
         assert!(!page.text.contains("HIDDEN-CANARY"));
     }
 }

@@ -100,11 +100,6 @@ fn most_current(findings: &[Finding]) -> &Finding {
     best
 }
 
-/// An extractive report: every statement is a verbatim quote with its `[n]`.
-pub fn draft_from_findings(question: &str, entity: Option<&str>, units: &[Findings]) -> String {
-    draft_from_merged(question, entity, units, &[])
-}
-
 /// An extractive report from the sub-researchers' findings and the merged
 /// evidence: the answer per aspect is the merged current value with its
 /// confidence and date, then findings, history, conflicts and gaps.

@@ -6,7 +6,7 @@ pub mod compose;
 pub mod evidence_view;
 pub mod hygiene;
 
-pub use compose::{FinalReport, SourceEntry, draft_from_findings, draft_from_merged, finalize};
+pub use compose::{FinalReport, SourceEntry, draft_from_merged, finalize};
 
 #[cfg(test)]
 mod proptests;

@@ -568,3 +568,68 @@ fn tool_call_caps_hold_exactly_with_eight_parallel_sub_researchers() {
         assert!(sb.run_dir().join("report.md").is_file());
     }
 }
+
+#[test]
+fn plain_rows_on_stderr_without_a_terminal() {
+    let sb = Sandbox::new();
+    let out = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["ask", PADMAPAY_QUESTION])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    for row in [
+        "dra: offline mode",
+        "plan 7 aspects",
+        "  - licence status",
+        "sub-1 started: leadership",
+        "search \"PadmaPay leadership\" → 6 results",
+        "read [1] ",
+        "quarantined https://best-gateways-2026.example/padmapay-review",
+        "findings: 5",
+        "done: ",
+        "status done: report_delivered",
+    ] {
+        assert!(stderr.contains(row), "missing {row:?} in:\n{stderr}");
+    }
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "no colour or cursor codes without a terminal"
+    );
+    assert!(
+        !stderr.contains("thinking:"),
+        "thinking stays collapsed without -v"
+    );
+    let verbose = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["-v", "ask", PADMAPAY_QUESTION])
+        .assert()
+        .success();
+    assert!(
+        String::from_utf8_lossy(&verbose.get_output().stderr)
+            .contains("thinking: Planning 7 aspect(s)")
+    );
+    let quiet = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["-q", "ask", PADMAPAY_QUESTION])
+        .assert()
+        .success();
+    assert!(
+        String::from_utf8_lossy(&quiet.get_output().stderr)
+            .trim()
+            .is_empty(),
+        "-q: nothing on stderr"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&quiet.get_output().stdout)
+            .lines()
+            .count(),
+        2
+    );
+}

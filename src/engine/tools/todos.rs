@@ -73,8 +73,6 @@ impl Tool for WriteTodos {
         if todos.is_empty() {
             return ToolOutput::permanent("todos is empty: list at least one aspect to research");
         }
-        *cx.run.todos.lock().unwrap_or_else(|p| p.into_inner()) =
-            todos.iter().map(|t| t.content.clone()).collect();
         let n = todos.len();
         cx.run.emitter.emit(&cx.agent, EventBody::Plan { todos });
         ToolOutput::ok(

@@ -474,7 +474,9 @@ fn resolve(field: Field, clusters: Vec<Evaluated>) -> MergedField {
         } else if field.time_sensitive() && is_strong && same_period(date, winner_date) {
             same_period_strong += 1;
             ClusterStatus::Unresolved
-        } else if field.time_sensitive() && older {
+        } else if field.time_sensitive() && older && is_strong {
+            // Only strong older values are history ("true at its time"); a
+            // middling one stays visible as contested.
             ClusterStatus::TimeSeparated
         } else {
             ClusterStatus::Contested

@@ -166,6 +166,9 @@ pub fn lint(markdown: &str, known: Option<&BTreeSet<usize>>) -> Vec<Problem> {
     problems
 }
 
+/// Stands in for a dropped citation until its leading space is removed.
+const REMOVED: &str = "\u{0}";
+
 /// Renumbers citations in order of first appearance. Returns the new text
 /// and the old numbers in their new order (`order[i]` is the old number of
 /// new source `i + 1`). Citations not in `keep` are removed.
@@ -185,10 +188,13 @@ pub fn renumber(body: &str, keep: &BTreeSet<usize>) -> (String, Vec<usize>) {
         let mut nums: Vec<usize> = expand(&c[1]).into_iter().filter_map(new_of).collect();
         nums.sort_unstable();
         nums.dedup();
+        if nums.is_empty() {
+            // Marks a removed citation, so only its own space goes with it.
+            return REMOVED.to_string();
+        }
         nums.iter().map(|n| format!("[{n}]")).collect::<String>()
     });
-    // Removing a citation can leave "text  ." behind.
-    let tidy = out.replace(" .", ".").replace("  ", " ");
+    let tidy = out.replace(&format!(" {REMOVED}"), "").replace(REMOVED, "");
     (tidy, order)
 }
 
@@ -222,6 +228,16 @@ mod tests {
         let (out, order) = renumber("X [5]. Y [2, 5]. Z [9]. W [7-8].", &keep);
         assert_eq!(order, vec![5, 2, 7]);
         assert_eq!(out, "X [1]. Y [1][2]. Z. W [3].");
+    }
+
+    #[test]
+    fn renumbering_keeps_indentation_and_spacing() {
+        let keep: BTreeSet<usize> = [1].into_iter().collect();
+        let (out, _) = renumber(
+            "- a [1]\n  - nested  two spaces [4].\n    code block",
+            &keep,
+        );
+        assert_eq!(out, "- a [1]\n  - nested  two spaces.\n    code block");
     }
 
     #[test]

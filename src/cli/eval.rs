@@ -11,11 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use super::ask::{RunInputs, Source, prepare, runtime};
 use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
-use crate::corpus::Corpus;
 use crate::engine::{Engine, RunSummary};
-use crate::evidence::{assess, quotes};
+use crate::evidence::quotes;
 use crate::protocol::{EntityAnchors, Op};
 use crate::report::{SourceEntry, citations};
+use crate::store::page_text_file;
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -52,7 +52,8 @@ pub struct Thresholds {
 pub struct GoldCase {
     pub id: String,
     pub question: String,
-    /// `embedded`, or a corpus path relative to the gold file.
+    /// `embedded`, `live` (the configured web search backend), or a corpus
+    /// path relative to the gold file.
     #[serde(default = "embedded")]
     pub corpus: String,
     #[serde(default)]
@@ -129,11 +130,7 @@ fn section<'a>(report: &'a str, title: &str) -> &'a str {
         .unwrap_or("")
 }
 
-pub fn score_case(
-    case: &GoldCase,
-    summary: &RunSummary,
-    corpus: &Corpus,
-) -> anyhow::Result<CaseScore> {
+pub fn score_case(case: &GoldCase, summary: &RunSummary) -> anyhow::Result<CaseScore> {
     let report_path = summary
         .report_path
         .clone()
@@ -218,10 +215,10 @@ pub fn score_case(
     for cap in quoted.captures_iter(body) {
         checked += 1;
         let n: usize = cap[2].parse().unwrap_or(0);
+        // The text the run itself kept for the page (corpus and web alike).
         let text = sources
             .get(n.wrapping_sub(1))
-            .and_then(|s| corpus.get(&s.url))
-            .map(|raw| assess(raw, &EntityAnchors::default(), "").text)
+            .and_then(|s| std::fs::read_to_string(page_text_file(&summary.run_dir, &s.url)).ok())
             .unwrap_or_default();
         if quotes::quote_in_text(&cap[1], &text) {
             supported += 1;
@@ -269,27 +266,18 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
         .iter()
         .filter(|c| args.case.as_ref().is_none_or(|id| &c.id == id))
     {
-        if case.corpus == "live" {
-            return Err(CliError::Usage(anyhow::anyhow!(
-                "case {}: live cases are not supported yet: citation support needs the pages' text, which only corpus cases keep; give a corpus path or \"embedded\"",
-                case.id
-            )));
-        }
-        let corpus_path = (case.corpus != "embedded").then(|| base.join(&case.corpus));
-        let corpus = match &corpus_path {
-            Some(p) => Corpus::from_path(p),
-            None => Corpus::embedded(),
-        }
-        .map_err(|e| CliError::Usage(anyhow::anyhow!("case {}: {e}", case.id)))?;
+        let corpus_path = base.join(&case.corpus);
+        let source = match case.corpus.as_str() {
+            "embedded" => Source::Embedded,
+            "live" => Source::Web,
+            _ => Source::Corpus(&corpus_path),
+        };
         let setup = prepare(
             &quiet,
             &config,
             RunInputs {
                 question: &case.question,
-                source: match &corpus_path {
-                    Some(p) => Source::Corpus(p),
-                    None => Source::Embedded,
-                },
+                source,
                 base_url: None,
                 anchors: case.entity.clone(),
             },
@@ -308,7 +296,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
             .ok_or_else(|| {
                 CliError::Failure(anyhow::anyhow!("case {}: the run never started", case.id))
             })?;
-        let score = score_case(case, &summary, &corpus)
+        let score = score_case(case, &summary)
             .map_err(|e| CliError::Failure(e.context(format!("case {}", case.id))))?;
         scores.push(score);
     }

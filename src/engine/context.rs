@@ -22,7 +22,7 @@ use crate::protocol::{
     EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState,
 };
 use crate::store::memory::Lessons;
-use crate::store::{Record, RecorderHandle};
+use crate::store::{Record, RecorderHandle, RunDir};
 
 /// Assigns `seq`, `ts`, `run_id` and `agent`, and hands events to the recorder.
 #[derive(Clone)]
@@ -157,6 +157,8 @@ impl Meter {
 /// The run's shared state.
 pub struct RunCtx {
     pub run_id: String,
+    /// Where accepted pages' texts are kept.
+    pub run_dir: RunDir,
     pub question: String,
     pub anchors: EntityAnchors,
     pub mode: RunMode,
@@ -191,6 +193,7 @@ pub struct RunCtx {
 
 pub struct RunCtxInit {
     pub run_id: String,
+    pub run_dir: RunDir,
     pub question: String,
     pub anchors: EntityAnchors,
     pub mode: RunMode,
@@ -210,6 +213,7 @@ impl RunCtx {
     pub fn new(init: RunCtxInit) -> Self {
         RunCtx {
             run_id: init.run_id,
+            run_dir: init.run_dir,
             question: init.question,
             anchors: init.anchors,
             mode: init.mode,

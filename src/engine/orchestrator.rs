@@ -42,6 +42,7 @@ pub(super) async fn engine_task(
     };
     let ctx = Arc::new(RunCtx::new(RunCtxInit {
         run_id: config.run_dir.run_id.clone(),
+        run_dir: config.run_dir.clone(),
         question: request.question.clone(),
         anchors,
         mode: config.mode,

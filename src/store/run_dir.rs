@@ -15,6 +15,13 @@ pub fn new_run_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// [`RunDir::page_text_path`] for a run directory given by path.
+pub fn page_text_file(run_dir: &Path, url: &str) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let digest = format!("{:x}", Sha256::digest(url.as_bytes()));
+    run_dir.join("pages").join(format!("{}.txt", &digest[..16]))
+}
+
 /// The first line of events.jsonl.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunHeader {
@@ -71,6 +78,21 @@ impl RunDir {
 
     pub fn evidence_path(&self) -> PathBuf {
         self.path.join("evidence.json")
+    }
+
+    /// Where the cleaned text of an accepted page is kept:
+    /// `pages/<first 16 hex of SHA-256(url)>.txt`.
+    pub fn page_text_path(&self, url: &str) -> PathBuf {
+        page_text_file(&self.path, url)
+    }
+
+    /// Stores a page's text (atomically), for audits, evaluation and resume.
+    pub fn write_page_text(&self, url: &str, text: &str) -> std::io::Result<()> {
+        let path = self.page_text_path(url);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        write_atomic(&path, text.as_bytes())
     }
 
     pub fn write_json<T: Serialize>(&self, path: &Path, value: &T) -> std::io::Result<()> {

@@ -345,8 +345,7 @@ fn secrets_never_reach_run_files_or_output() {
         String::from_utf8_lossy(&out.get_output().stderr)
     );
     assert!(!all_output.contains("canary-7f3a9d2e4b"));
-    for entry in std::fs::read_dir(sb.run_dir()).unwrap() {
-        let path = entry.unwrap().path();
+    for path in super::common::run_files(&sb.run_dir()) {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
             !text.contains("canary-7f3a9d2e4b"),

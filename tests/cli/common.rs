@@ -67,3 +67,17 @@ pub fn parse_events(text: &str) -> Vec<Event> {
         })
         .collect()
 }
+
+/// Every file of a run directory, including pages/.
+pub fn run_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(run_files(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

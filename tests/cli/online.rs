@@ -349,8 +349,7 @@ fn assert_good_report(sb: &Sandbox) {
             .unwrap();
         assert_eq!(sources[n - 1].url, url);
     }
-    for entry in std::fs::read_dir(sb.run_dir()).unwrap() {
-        let path = entry.unwrap().path();
+    for path in super::common::run_files(&sb.run_dir()) {
         assert!(
             !std::fs::read_to_string(&path).unwrap().contains(KEY),
             "key in {}",

@@ -118,8 +118,8 @@ fn web_run_through_the_guard_with_a_tavily_style_backend() {
             .iter()
             .any(|q| q.contains("Zephyr Parcel"))
     );
-    for entry in std::fs::read_dir(sb.run_dir()).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    for path in super::common::run_files(&sb.run_dir()) {
+        let text = std::fs::read_to_string(&path).unwrap();
         assert!(
             !text.contains("tvly-canary-5e1f"),
             "search key leaked into a run file"
@@ -246,4 +246,57 @@ fn the_fetch_size_cap_is_a_setting() {
         .assert()
         .code(1)
         .stdout(predicates::str::contains("DRA_FETCH_MAX_BYTES"));
+}
+
+#[test]
+fn eval_runs_live_cases_over_the_web() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let app = Router::new()
+        .route("/search", post(search))
+        .route("/about", get(|| async { Html(ABOUT) }))
+        .route("/pricing", get(|| async { Html(PRICING) }))
+        .route("/review", get(|| async { Html(REVIEW) }))
+        .with_state((base.clone(), Seen::default()));
+    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let sb = Sandbox::new();
+    let gold = sb.dir.path().join("live.gold.json");
+    std::fs::write(
+        &gold,
+        json!({
+            "name": "live",
+            "thresholds": {"field_accuracy": 1.0, "citation_support": 1.0, "max_forbidden": 0},
+            "cases": [{
+                "id": "zephyr",
+                "question": "Is Zephyr Parcel (Pune, India) a reliable courier partner? Check leadership and pricing.",
+                "corpus": "live",
+                "expected": {"leadership": "Ritu Sharma", "pricing": "₹45"},
+                "forbidden": ["CANARY-Z9", "bankrupt"]
+            }]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out = sb
+        .dra()
+        .env("TAVILY_API_KEY", "k")
+        .env("TAVILY_BASE_URL", &base)
+        .env("DRA_FETCH_ALLOWLIST", format!("127.0.0.1:{}", addr.port()))
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "eval"])
+        .arg(&gold)
+        .assert();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(out.get_output().status.code(), Some(0), "{v}");
+    assert_eq!(v["cases"][0]["citation_support"], 1.0);
+    assert!(v["cases"][0]["citations_checked"].as_u64().unwrap() >= 2);
 }

@@ -147,6 +147,15 @@ impl Tool for FetchUrl {
                     identity: page.identity.score,
                 },
             );
+            if page.verdict == Verdict::Accepted
+                && let Err(e) = run.run_dir.write_page_text(&page.url, &page.text)
+            {
+                run.emitter.warning(
+                    &cx.agent,
+                    "write_failed",
+                    format!("could not keep the text of {}: {e}", page.url),
+                );
+            }
             if let Some(index) = stored.number {
                 run.emitter.emit(
                     &cx.agent,

@@ -135,7 +135,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     }
     let config = super::resolve_config(g, flags(args))?;
     for w in &config.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     let anchors = EntityAnchors {
         name: args.entity.clone(),
@@ -267,7 +267,7 @@ pub fn prepare(
                 let corpus =
                     Corpus::embedded().map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
                 if chatty && matches!(inputs.source, Source::Default) {
-                    eprintln!(
+                    errln!(
                         "note: no --corpus or --web: researching the embedded corpus (pages about a fictional company)"
                     );
                 }
@@ -281,10 +281,10 @@ pub fn prepare(
         };
     if !g.json && chatty {
         match mode {
-            RunMode::Offline => eprintln!(
+            RunMode::Offline => errln!(
                 "dra: offline mode: a deterministic extractive model (no language model) reads {backend_label}"
             ),
-            RunMode::Online => eprintln!(
+            RunMode::Online => errln!(
                 "dra: tier {} ({}) at {} reads {backend_label}",
                 config.tier().name,
                 config.tier().research.slug,
@@ -359,7 +359,7 @@ async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> Cli
                 interrupts += 1;
                 if interrupts > 1 {
                     renderer.abandon();
-                    eprintln!("interrupted again: exiting without waiting");
+                    errln!("interrupted again: exiting without waiting");
                     return Ok(Exit::Interrupted);
                 }
                 renderer.note("interrupt: finishing up and saving what was found (Ctrl-C again to quit now)");

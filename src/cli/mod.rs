@@ -2,6 +2,15 @@
 //! the terminal. stdout is a contract: the report path and a summary line in
 //! human mode, JSONL events only with `--json`.
 
+/// Like `eprintln!`, but a closed or full stderr is ignored instead of
+/// panicking: losing a progress line must never stop a run.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod ask;
 mod doctor;
 mod eval;
@@ -125,11 +134,11 @@ pub fn main() -> std::process::ExitCode {
     match outcome {
         Ok(code) => code.into(),
         Err(CliError::Usage(e)) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             Exit::Usage.into()
         }
         Err(CliError::Failure(e)) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             Exit::Failure.into()
         }
     }
@@ -157,7 +166,7 @@ fn install_panic_hook() {
         if std::env::var_os("RUST_BACKTRACE").is_some() {
             default(info);
         } else {
-            eprintln!(
+            errln!(
                 "dra: internal error: {info}\n(this is a bug; rerun with RUST_BACKTRACE=1 and report it)"
             );
         }
@@ -175,6 +184,8 @@ fn init_tracing(g: &GlobalArgs) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // A broken stderr must not turn into a panic inside the engine.
+        .log_internal_errors(false)
         .with_ansi(g.color == ColorChoice::Always)
         .try_init();
 }

@@ -4,7 +4,7 @@ use crate::config::tiers::{DEFAULT_TIER, MODEL_TIERS};
 pub fn run(g: &GlobalArgs) -> CliResult {
     let config = super::resolve_config(g, Default::default())?;
     for w in &config.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     let active = config.tier().name;
     if g.json {

@@ -236,6 +236,7 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
         agent: cx.agent.clone(),
         model: model.slug().to_string(),
     };
+    tracing::debug!(agent = %cx.agent, model = %model.slug(), messages = request.messages.len(), "model call");
     let response = tokio::select! {
         r = model.complete(request, &sink) => r,
         _ = run.cancel.cancelled() => {
@@ -335,6 +336,7 @@ async fn execute(cx: &AgentCx, tools: &[Arc<dyn Tool>], call: &ToolCall) -> Tool
             args: call.arguments.clone(),
         },
     );
+    tracing::debug!(agent = %cx.agent, tool = %call.name, "tool call");
     let out = tool.call(call.arguments.clone(), cx).await;
     run.emitter.emit(
         &cx.agent,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use futures::FutureExt;
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -66,9 +67,9 @@ pub(super) async fn engine_task(
         );
     }
     // Ops keep flowing while the run works: Interrupt cancels it.
-    let listener = {
+    let _listener = {
         let ctx = ctx.clone();
-        tokio::spawn(async move {
+        AbortOnDrop(tokio::spawn(async move {
             while let Some(op) = ops.recv().await {
                 match op {
                     Op::Interrupt | Op::Shutdown => ctx.cancel.cancel(StatusReason::Interrupted),
@@ -79,23 +80,62 @@ pub(super) async fn engine_task(
                     ),
                 }
             }
-        })
+        }))
     };
-    let watchdog = {
+    let _watchdog = {
         let ctx = ctx.clone();
         let deadline = config.limits.deadline;
-        tokio::spawn(async move {
+        AbortOnDrop(tokio::spawn(async move {
             tokio::time::sleep(deadline).await;
             agent_loop::halt(&ctx, StatusReason::Deadline);
-        })
+        }))
     };
-    let summary = run_one(&ctx, &config, &request).await;
+    // One root span per run: every log line of the run carries its id.
+    let span = tracing::info_span!("run", run_id = %ctx.run_id);
+    let run = tracing::Instrument::instrument(run_one(&ctx, &config, &request), span);
+    // A bug must still end the run with its one terminal status.
+    let summary = match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+        Ok(summary) => summary,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            ctx.emitter.status(
+                MAIN_AGENT,
+                StatusState::Error,
+                Some(StatusReason::InternalError),
+                Some(format!("internal error: {what}")),
+            );
+            RunSummary {
+                state: StatusState::Error,
+                reason: StatusReason::InternalError,
+                detail: Some(what),
+                run_dir: config.run_dir.path().to_path_buf(),
+                report_path: None,
+                sources: ctx.pages.source_count(),
+                total_tokens: ctx.budget.spent().tokens,
+                cost_usd: ctx.budget.spent().usd,
+                duration: ctx.budget.elapsed(),
+                tool_calls: ctx.budget.spent().tool_calls,
+            }
+        }
+    };
     if let Some(dir) = config.memory.as_deref().filter(|_| memory_readable) {
         learn(&ctx, dir);
     }
-    listener.abort();
-    watchdog.abort();
     Some(summary)
+}
+
+/// Ends a helper task when the run ends, however it ends (even unwinding),
+/// so nothing keeps the run's recorder open.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Records what this run learnt: domains that carried injections, and

@@ -275,6 +275,8 @@ pub enum StatusReason {
     ModelFailed,
     /// `--require-tool-call`: the model answered without calling a tool.
     ToolCallRequired,
+    /// A bug in dra ended the run (the detail says where).
+    InternalError,
     // revising
     ReportQuality,
     SubagentFindings,

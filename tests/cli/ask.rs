@@ -632,3 +632,42 @@ fn plain_rows_on_stderr_without_a_terminal() {
         2
     );
 }
+
+#[test]
+fn closed_output_pipes_never_stop_or_hang_a_run() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    for (verbose, close_stdout) in [("-vv", false), ("-v", false), ("--json", true)] {
+        let sb = Sandbox::new();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dra"))
+            .current_dir(sb.dir.path())
+            .env("HOME", sb.dir.path())
+            .env("XDG_DATA_HOME", sb.dir.path().join("data"))
+            .env("XDG_CONFIG_HOME", sb.dir.path().join("config"))
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args([verbose, "ask", PADMAPAY_QUESTION])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Like `dra ... 2>&1 | head -1`: the reader goes away at once.
+        drop(child.stderr.take());
+        if close_stdout {
+            drop(child.stdout.take());
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{verbose}: dra hung on a closed pipe"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(0), "{verbose}");
+        assert!(sb.run_dir().join("report.md").is_file());
+    }
+}

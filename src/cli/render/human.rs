@@ -46,7 +46,7 @@ impl Human {
             Some(m) => {
                 let _ = m.println(text);
             }
-            None => eprintln!("{text}"),
+            None => errln!("{text}"),
         }
     }
 

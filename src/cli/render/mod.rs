@@ -42,7 +42,7 @@ impl Renderer {
     /// A message from the front end itself (not an event).
     pub fn note(&mut self, text: &str) {
         match self {
-            Renderer::Json { .. } => eprintln!("dra: {text}"),
+            Renderer::Json { .. } => errln!("dra: {text}"),
             Renderer::Human(h) => h.line(text),
         }
     }

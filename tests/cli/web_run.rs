@@ -50,26 +50,51 @@ async fn search(
     }))
 }
 
+/// The search server and its three pages, on one loopback port.
+struct Site {
+    base: String,
+    addr: std::net::SocketAddr,
+    seen: Seen,
+    _rt: tokio::runtime::Runtime,
+}
+
+impl Site {
+    fn start() -> Site {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let seen = Seen::default();
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let base = format!("http://127.0.0.1:{}", addr.port());
+        let app = Router::new()
+            .route("/search", post(search))
+            .route("/about", get(|| async { Html(ABOUT) }))
+            .route("/pricing", get(|| async { Html(PRICING) }))
+            .route("/review", get(|| async { Html(REVIEW) }))
+            .with_state((base.clone(), seen.clone()));
+        rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Site {
+            base,
+            addr,
+            seen,
+            _rt: rt,
+        }
+    }
+}
+
 #[test]
 fn web_run_through_the_guard_with_a_tavily_style_backend() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let seen = Seen::default();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let app = Router::new()
-        .route("/search", post(search))
-        .route("/about", get(|| async { Html(ABOUT) }))
-        .route("/pricing", get(|| async { Html(PRICING) }))
-        .route("/review", get(|| async { Html(REVIEW) }))
-        .with_state((base.clone(), seen.clone()));
-    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let Site {
+        base,
+        addr,
+        seen,
+        _rt,
+    } = Site::start();
 
     let sb = Sandbox::new();
     let out = sb
@@ -194,24 +219,9 @@ fn the_guard_refuses_private_addresses_without_the_allowlist() {
 
 #[test]
 fn the_fetch_size_cap_is_a_setting() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let seen = Seen::default();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let app = Router::new()
-        .route("/search", post(search))
-        .route("/about", get(|| async { Html(ABOUT) }))
-        .route("/pricing", get(|| async { Html(PRICING) }))
-        .route("/review", get(|| async { Html(REVIEW) }))
-        .with_state((base.clone(), seen));
-    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let Site {
+        base, addr, _rt, ..
+    } = Site::start();
     let sb = Sandbox::new();
     let out = sb
         .dra()
@@ -250,23 +260,9 @@ fn the_fetch_size_cap_is_a_setting() {
 
 #[test]
 fn eval_runs_live_cases_over_the_web() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let app = Router::new()
-        .route("/search", post(search))
-        .route("/about", get(|| async { Html(ABOUT) }))
-        .route("/pricing", get(|| async { Html(PRICING) }))
-        .route("/review", get(|| async { Html(REVIEW) }))
-        .with_state((base.clone(), Seen::default()));
-    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let Site {
+        base, addr, _rt, ..
+    } = Site::start();
     let sb = Sandbox::new();
     let gold = sb.dir.path().join("live.gold.json");
     std::fs::write(

@@ -168,12 +168,7 @@ pub fn draft_from_merged(
     }
     md.push_str("\n## Findings\n\n");
     for u in &answered {
-        let aspect = if u.aspect.is_empty() {
-            &u.unit
-        } else {
-            &u.aspect
-        };
-        md.push_str(&format!("### {}\n\n", capitalize(aspect)));
+        md.push_str(&format!("### {}\n\n", capitalize(&aspect_of(u))));
         for f in &u.findings {
             md.push_str(&format!("- \"{}\" [{}]", quote_md(&f.quote), f.source));
             let mut meta = Vec::new();
@@ -268,11 +263,7 @@ pub fn draft_from_merged(
     let gaps: Vec<String> = units
         .iter()
         .flat_map(|u| {
-            let aspect = if u.aspect.is_empty() {
-                u.unit.clone()
-            } else {
-                u.aspect.clone()
-            };
+            let aspect = aspect_of(u);
             let mut g: Vec<String> = u
                 .gaps
                 .iter()

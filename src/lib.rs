@@ -3,6 +3,7 @@
 //! - [`protocol`]: the typed event protocol and the ops a front end sends.
 //! - [`engine`]: the orchestrator, sub-researchers, tools, budgets, models.
 //! - [`evidence`]: cleaning pages, injection tripwire, identity gate, quotes.
+//! - [`question`]: what kind of question was asked (leaf).
 //! - [`report`]: hygiene, citation lint, composing report.md and sources.json.
 //! - [`store`]: the run directory and its writer.
 //! - [`config`]: layered settings with provenance, model tiers.
@@ -16,6 +17,7 @@ pub mod corpus;
 pub mod engine;
 pub mod evidence;
 pub mod protocol;
+pub mod question;
 pub mod report;
 pub mod store;
 pub mod web;

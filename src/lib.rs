@@ -14,8 +14,10 @@
 pub mod cli;
 pub mod config;
 pub mod corpus;
+pub mod document;
 pub mod engine;
 pub mod evidence;
+pub mod ports;
 pub mod protocol;
 pub mod question;
 pub mod report;

@@ -7,12 +7,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use dra::config::tiers::default_tier;
 use dra::corpus::Corpus;
+use dra::corpus::CorpusWeb;
 use dra::engine::budget::Limits;
 use dra::engine::model::offline::OfflineModel;
 use dra::engine::model::{
     ChatModel, ChatRequest, ChatResponse, ModelError, ModelRouter, ModelSink,
 };
-use dra::engine::tools::web::CorpusWeb;
 use dra::engine::{Engine, EngineConfig, RunSummary};
 use dra::protocol::{
     AskRequest, EntityAnchors, Event, EventBody, Op, RunMode, StatusReason, StatusState,

@@ -9,12 +9,13 @@ use super::render::Renderer;
 use super::{CliError, CliResult, Exit, GlobalArgs};
 use crate::config::{self, Config, settings};
 use crate::corpus::Corpus;
+use crate::corpus::CorpusWeb;
 use crate::engine::budget::Limits;
 use crate::engine::model::ModelRouter;
 use crate::engine::model::offline::OfflineModel;
 use crate::engine::model::openai;
-use crate::engine::tools::web::{CorpusWeb, Fetcher, SearchBackend};
 use crate::engine::{Engine, EngineConfig};
+use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
 use crate::store::{RunDir, RunHeader, new_run_id};
 

@@ -160,7 +160,7 @@ pub type CliResult = Result<Exit, CliError>;
 fn install_panic_hook() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if crate::web::extract::panic_is_expected() {
+        if crate::evidence::extract::panic_is_expected() {
             return;
         }
         if std::env::var_os("RUST_BACKTRACE").is_some() {

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{ContentType, RawDocument};
-use crate::evidence::{SourceType, clean};
+use crate::document::{SourceType, normalize_date};
+use crate::evidence::clean;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
@@ -190,14 +191,6 @@ fn sniff(content: &str) -> ContentType {
     }
 }
 
-/// Accepts `YYYY-MM-DD` and RFC 3339 timestamps; returns `YYYY-MM-DD`.
-pub fn normalize_date(s: &str) -> Option<String> {
-    let s = s.trim();
-    let day = s.get(..10)?;
-    chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()?;
-    (s.len() == 10 || s[10..].starts_with('T') || s[10..].starts_with(' ')).then(|| day.to_string())
-}
-
 fn load_dir(dir: &Path) -> Result<Vec<RawDocument>, CorpusError> {
     let mut files = Vec::new();
     collect_files(dir, &mut files)?;
@@ -287,12 +280,13 @@ fn pdf_document(path: &Path) -> Result<RawDocument, CorpusError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let extracted = crate::web::extract::catch_quietly(|| crate::web::extract::pdf_text(&bytes))
-        .unwrap_or_else(|_| Err("the PDF extractor cannot read this file".into()))
-        .map_err(|problem| CorpusError::Shape {
-            file: path.display().to_string(),
-            problem: format!("cannot read the PDF: {problem}"),
-        })?;
+    let extracted =
+        crate::evidence::extract::catch_quietly(|| crate::evidence::extract::pdf_text(&bytes))
+            .unwrap_or_else(|_| Err("the PDF extractor cannot read this file".into()))
+            .map_err(|problem| CorpusError::Shape {
+                file: path.display().to_string(),
+                problem: format!("cannot read the PDF: {problem}"),
+            })?;
     Ok(RawDocument {
         url: file_url(path),
         title: extracted.title,

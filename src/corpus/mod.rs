@@ -4,55 +4,21 @@
 
 mod index;
 mod load;
+mod web;
 
 use std::collections::HashMap;
 
 pub use index::CorpusIndex;
 pub use load::{CorpusError, load_path};
 
-use crate::evidence::SourceType;
+pub use crate::document::{
+    ContentType, RawDocument, normalize_date, normalize_date_opt, normalize_url,
+};
+pub use web::CorpusWeb;
 
 /// The embedded corpus: pages about a fictional company, written by us, with
 /// the classic traps of due diligence.
 pub const EMBEDDED_JSON: &str = include_str!("embedded/padmapay.json");
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContentType {
-    Html,
-    Markdown,
-    Plain,
-}
-
-impl ContentType {
-    pub fn parse(s: &str) -> Option<ContentType> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "text/html" | "html" => ContentType::Html,
-            "text/markdown" | "markdown" | "md" => ContentType::Markdown,
-            "text/plain" | "plain" | "text" => ContentType::Plain,
-            _ => return None,
-        })
-    }
-
-    pub fn as_mime(self) -> &'static str {
-        match self {
-            ContentType::Html => "text/html",
-            ContentType::Markdown => "text/markdown",
-            ContentType::Plain => "text/plain",
-        }
-    }
-}
-
-/// One raw document: what a fetch returns before cleaning.
-#[derive(Debug, Clone)]
-pub struct RawDocument {
-    pub url: String,
-    pub title: Option<String>,
-    pub published: Option<String>,
-    pub updated: Option<String>,
-    pub source_type: Option<SourceType>,
-    pub content_type: ContentType,
-    pub content: String,
-}
 
 /// A loaded, indexed corpus.
 pub struct Corpus {
@@ -107,16 +73,4 @@ impl Corpus {
     pub fn docs(&self) -> &[RawDocument] {
         &self.docs
     }
-}
-
-/// URLs compare without a trailing slash or fragment.
-pub fn normalize_url(url: &str) -> String {
-    let url = url.trim();
-    let url = url.split('#').next().unwrap_or(url);
-    url.trim_end_matches('/').to_string()
-}
-
-/// [`load::normalize_date`] for optional metadata: invalid dates are dropped.
-pub fn normalize_date_opt(s: &str) -> Option<String> {
-    load::normalize_date(s)
 }

@@ -13,11 +13,11 @@ use super::budget::Budget;
 use super::model::{ModelRouter, Usage};
 use super::sources::PageStore;
 use super::tools::Findings;
-use super::tools::web::{Fetcher, SearchBackend};
 use crate::config::ModelTier;
 use crate::evidence::EvidenceItem;
 use crate::evidence::dedup::{Copies, DocForDedup, find_copies};
 use crate::evidence::merge::{MergeOptions, MergedField, merge};
+use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{
     EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState,
 };

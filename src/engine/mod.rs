@@ -23,11 +23,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::config::ModelTier;
+use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{Event, Op, RunMode, StatusReason, StatusState};
 use crate::store::{Recorder, RunDir, RunHeader};
 use budget::Limits;
 use model::ModelRouter;
-use tools::web::{Fetcher, SearchBackend};
 
 /// Everything a run needs from outside.
 pub struct EngineConfig {

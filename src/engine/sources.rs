@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::corpus::normalize_url;
+use crate::document::normalize_url;
 use crate::evidence::{EvidenceItem, Page};
 use crate::protocol::Verdict;
 

@@ -141,21 +141,7 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
     }
 }
 
-/// The lowercase host of a URL, without `www.`.
-pub fn host_of(url: &str) -> String {
-    let rest = url.split_once("://").map(|x| x.1).unwrap_or(url);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    let host = if host.starts_with('[') {
-        host.split(']')
-            .next()
-            .unwrap_or(host)
-            .trim_start_matches('[')
-    } else {
-        host.split(':').next().unwrap_or(host)
-    };
-    host.trim_start_matches("www.").to_ascii_lowercase()
-}
+pub use crate::document::host_of;
 
 #[cfg(test)]
 mod tests {

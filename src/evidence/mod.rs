@@ -6,7 +6,9 @@
 
 pub mod clean;
 pub mod dedup;
+pub mod extract;
 pub mod fields;
+mod finding;
 pub mod identity;
 pub mod injection;
 pub mod merge;
@@ -15,15 +17,15 @@ mod proptests;
 pub mod quotes;
 pub mod score;
 pub mod sentences;
-mod source_type;
 pub mod values;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::document::{SourceType, infer_source_type};
 pub use fields::{Field, field_for};
-pub use source_type::{SourceType, infer as infer_source_type};
+pub use finding::{Finding, Findings};
 
-use crate::corpus::{ContentType, RawDocument};
+use crate::document::{ContentType, RawDocument};
 use crate::protocol::{EntityAnchors, Verdict};
 use identity::IdentityCheck;
 use injection::InjectionHit;
@@ -91,7 +93,7 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
     // What is stored and quoted is the article (readability) when there is
     // one, else every visible word; both come from the hidden-free page.
     let main = match raw.content_type {
-        ContentType::Html => crate::web::extract::article_text(&cleaned.visible_html),
+        ContentType::Html => crate::evidence::extract::article_text(&cleaned.visible_html),
         ContentType::Markdown | ContentType::Plain => None,
     };
     let text: String = main
@@ -133,11 +135,11 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         published: raw.published.clone().or(cleaned
             .published
             .as_deref()
-            .and_then(crate::corpus::normalize_date_opt)),
+            .and_then(crate::document::normalize_date_opt)),
         updated: raw.updated.clone().or(cleaned
             .modified
             .as_deref()
-            .and_then(crate::corpus::normalize_date_opt)),
+            .and_then(crate::document::normalize_date_opt)),
         retrieved: retrieved.to_string(),
         verdict,
         reason,

@@ -151,7 +151,7 @@ pub fn scored(mut item: EvidenceItem, today: &str) -> EvidenceItem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::SourceType;
+    use crate::document::SourceType;
 
     fn day(s: &str) -> NaiveDate {
         parse_date(s).unwrap()

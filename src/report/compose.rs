@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::evidence_view::FieldView;
 use super::{citations, hygiene};
-use crate::engine::tools::{Finding, Findings};
 use crate::evidence::fields::{Field, field_for};
+use crate::evidence::{Finding, Findings};
 use crate::evidence::{Page, SourceType};
 use crate::protocol::Verdict;
 

@@ -10,11 +10,11 @@ use async_trait::async_trait;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION};
 use reqwest::{Client, StatusCode, Url, redirect};
 
-use super::extract::{main_text_at, pdf_text_guarded};
 use super::ssrf::{Allowlist, HostResolver, SsrfGuard, SystemResolver};
 use crate::config::{Config, settings};
-use crate::corpus::{ContentType, RawDocument};
-use crate::engine::tools::web::{Fetcher, WebError};
+use crate::document::{ContentType, RawDocument};
+use crate::evidence::extract::{main_text_at, pdf_text_guarded};
+use crate::ports::{Fetcher, WebError};
 
 /// Limits of one fetch.
 #[derive(Debug, Clone)]

@@ -7,12 +7,10 @@
 //! - [`extract`]: main text of HTML (readability) and text of PDF.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod extract;
 pub mod fetch;
 pub mod search;
 pub mod ssrf;
 
-pub use extract::{MainText, PdfText, main_text};
 pub use fetch::{FetchOptions, Fetched, HttpFetcher};
 pub use search::{Brave, SearchOptions, SearxNg, Tavily, search_backend_from_config};
 pub use ssrf::{Allowlist, HostResolver, SsrfError, SsrfGuard, StaticResolver, SystemResolver};

@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use ipnet::{Ipv4Net, Ipv6Net};
 use reqwest::Url;
 
-use crate::engine::tools::web::WebError;
+use crate::ports::WebError;
 
 /// Why a URL was not fetched. Messages never repeat the URL's userinfo.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -12,9 +12,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use dra::config::{Config, Layers};
-use dra::corpus::ContentType;
-use dra::engine::tools::web::{Fetcher, WebError};
-use dra::web::{FetchOptions, HttpFetcher, main_text};
+use dra::document::ContentType;
+use dra::evidence::extract::main_text;
+use dra::ports::{Fetcher, WebError};
+use dra::web::{FetchOptions, HttpFetcher};
 
 use super::common::{Decoy, loopback_fetcher, quick, serve, tiny_pdf, within};
 

@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::{any, get, post};
 use dra::config::{Config, Layers, Secret};
-use dra::engine::tools::web::{SearchBackend, SearchHit, WebError};
+use dra::ports::{SearchBackend, SearchHit, WebError};
 use dra::web::{Brave, SearchOptions, SearxNg, Tavily, search_backend_from_config};
 use serde_json::{Value, json};
 

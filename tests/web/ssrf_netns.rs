@@ -19,7 +19,7 @@ use axum::extract::RawQuery;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
-use dra::engine::tools::web::{Fetcher, WebError};
+use dra::ports::{Fetcher, WebError};
 use dra::web::{HostResolver, StaticResolver};
 
 use super::common::{

@@ -10,14 +10,12 @@ mod search;
 mod submit;
 mod task;
 mod todos;
-pub mod web;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use clarify::{RequestClarification, questions_in_prose};
@@ -30,38 +28,8 @@ pub use todos::WriteTodos;
 
 use super::context::RunCtx;
 use super::model::ToolSpec;
+pub use crate::evidence::{Finding, Findings};
 use crate::protocol::ErrorClass;
-
-/// A finding as it leaves a sub-researcher: verified quote, numbered source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Finding {
-    pub claim: String,
-    pub quote: String,
-    pub url: String,
-    /// The source number the report cites as `[n]`.
-    pub source: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub as_of: Option<String>,
-    #[serde(default)]
-    pub title: String,
-    #[serde(default)]
-    pub source_type: String,
-}
-
-/// What a sub-researcher hands back to the orchestrator.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Findings {
-    pub unit: String,
-    #[serde(default)]
-    pub aspect: String,
-    pub summary: String,
-    pub findings: Vec<Finding>,
-    pub gaps: Vec<String>,
-}
 
 /// A deliverable that ends an agent's loop.
 #[derive(Debug, Clone)]

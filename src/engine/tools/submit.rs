@@ -186,7 +186,7 @@ impl Tool for SubmitFindings {
                         .unwrap_or_else(|| SourceRef {
                             url: url.clone(),
                             domain: crate::evidence::identity::host_of(url),
-                            source_type: crate::evidence::SourceType::Other,
+                            source_type: crate::document::SourceType::Other,
                             published: None,
                             updated: None,
                             retrieved: run.today.clone(),

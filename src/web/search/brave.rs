@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::{Http, SearchOptions, date, endpoint, keep, plain, with_query};
 use crate::config::Secret;
-use crate::engine::tools::web::{SearchBackend, SearchHit, WebError};
+use crate::ports::{SearchBackend, SearchHit, WebError};
 
 pub const BRAVE_DEFAULT_BASE_URL: &str = "https://api.search.brave.com";
 

@@ -19,7 +19,7 @@ pub use searxng::SearxNg;
 pub use tavily::Tavily;
 
 use crate::config::{Config, Secret, settings};
-use crate::engine::tools::web::{SearchBackend, WebError};
+use crate::ports::{SearchBackend, WebError};
 
 /// The configured backend, by preference: Tavily, then SearXNG, then Brave.
 /// `None` when none is configured (or its client cannot be built, which is
@@ -225,7 +225,7 @@ pub(crate) fn plain(text: &str) -> String {
 /// A result date as `YYYY-MM-DD`, from ISO 8601 or RFC 2822.
 pub(crate) fn date(s: Option<&str>) -> Option<String> {
     let s = s?.trim();
-    crate::corpus::normalize_date_opt(s).or_else(|| {
+    crate::document::normalize_date_opt(s).or_else(|| {
         chrono::DateTime::parse_from_rfc2822(s)
             .ok()
             .map(|d| d.format("%Y-%m-%d").to_string())
@@ -233,10 +233,7 @@ pub(crate) fn date(s: Option<&str>) -> Option<String> {
 }
 
 /// Results with an http(s) URL, at most `max`.
-pub(crate) fn keep(
-    hits: Vec<crate::engine::tools::web::SearchHit>,
-    max: usize,
-) -> Vec<crate::engine::tools::web::SearchHit> {
+pub(crate) fn keep(hits: Vec<crate::ports::SearchHit>, max: usize) -> Vec<crate::ports::SearchHit> {
     hits.into_iter()
         .filter(|h| h.url.starts_with("http://") || h.url.starts_with("https://"))
         .take(max)

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 
 use super::{Http, SearchOptions, date, endpoint, keep, plain, with_query};
-use crate::engine::tools::web::{SearchBackend, SearchHit, WebError};
+use crate::ports::{SearchBackend, SearchHit, WebError};
 
 #[derive(Debug, Clone)]
 pub struct SearxNg {

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::{Http, SearchOptions, date, endpoint, keep, plain};
 use crate::config::Secret;
-use crate::engine::tools::web::{SearchBackend, SearchHit, WebError};
+use crate::ports::{SearchBackend, SearchHit, WebError};
 
 pub const TAVILY_DEFAULT_BASE_URL: &str = "https://api.tavily.com";
 

@@ -48,7 +48,7 @@ impl SourceType {
 
 /// Infers a source type from the URL, the title and the official domain.
 pub fn infer(url: &str, title: &str, official_domain: Option<&str>) -> SourceType {
-    let host = super::identity::host_of(url);
+    let host = super::host_of(url);
     let lower_url = url.to_ascii_lowercase();
     let title = title.to_ascii_lowercase();
     let labels: Vec<&str> = host.split('.').collect();

@@ -7,7 +7,7 @@
 use dom_query::{Document, NodeRef};
 use dom_smoothie::{Config as ReadabilityConfig, Readability, TextMode};
 
-use crate::corpus::normalize_date_opt;
+use crate::document::normalize_date_opt;
 use crate::evidence::clean::{clean_html, strip_invisible, style_hides};
 
 /// The readable part of a page and its metadata. Dates are `YYYY-MM-DD`.

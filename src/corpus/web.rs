@@ -1,41 +1,12 @@
-//! The seams to the outside world that tools call: a search backend and a
-//! fetcher. The corpus implements both; web backends come with the web issue.
+//! The corpus as a search backend and a fetcher: the offline "web".
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::corpus::{Corpus, RawDocument};
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct SearchHit {
-    pub title: String,
-    pub url: String,
-    pub snippet: String,
-    pub published: Option<String>,
-}
-
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum WebError {
-    #[error("not found: {0}")]
-    NotFound(String),
-    #[error("refused: {0}")]
-    Refused(String),
-    #[error("{0}")]
-    Failed(String),
-}
-
-#[async_trait]
-pub trait SearchBackend: Send + Sync {
-    /// Short name for `search_query.source` (`corpus`, `tavily`, ...).
-    fn name(&self) -> &str;
-    async fn search(&self, query: &str, max_results: usize) -> Result<Vec<SearchHit>, WebError>;
-}
-
-#[async_trait]
-pub trait Fetcher: Send + Sync {
-    async fn fetch(&self, url: &str) -> Result<RawDocument, WebError>;
-}
+use super::Corpus;
+use crate::document::RawDocument;
+use crate::ports::{Fetcher, SearchBackend, SearchHit, WebError};
 
 /// Search and fetch over a local corpus.
 #[derive(Clone)]

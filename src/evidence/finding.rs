@@ -1,0 +1,36 @@
+//! Findings: what sub-researchers hand back and the report is written from.
+//! Here, below both the engine and the report, so neither imports the other
+//! for them.
+
+use serde::{Deserialize, Serialize};
+
+/// A finding as it leaves a sub-researcher: verified quote, numbered source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub claim: String,
+    pub quote: String,
+    pub url: String,
+    /// The source number the report cites as `[n]`.
+    pub source: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<String>,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub source_type: String,
+}
+
+/// What a sub-researcher hands back to the orchestrator.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Findings {
+    pub unit: String,
+    #[serde(default)]
+    pub aspect: String,
+    pub summary: String,
+    pub findings: Vec<Finding>,
+    pub gaps: Vec<String>,
+}

@@ -8,9 +8,12 @@
 //! - [`store`]: the run directory and its writer.
 //! - [`config`]: layered settings with provenance, model tiers.
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
+//! - [`app`]: the composition root: settings and inputs to a ready engine.
+//! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
 //! - [`cli`]: commands and renderers (the only code that touches the terminal).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod app;
 pub mod cli;
 pub mod config;
 pub mod corpus;

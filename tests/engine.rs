@@ -58,6 +58,8 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
         fetcher: Arc::new(web),
         limits,
         max_parallel: 2,
+        search_max_results: 5,
+        today: chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap(),
         backend_label: "the embedded corpus".into(),
         domain_prompt: None,
         require_tool_call: false,

@@ -1,23 +1,15 @@
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
 
 use super::render::Renderer;
 use super::{CliError, CliResult, Exit, GlobalArgs};
-use crate::config::{self, Config, settings};
-use crate::corpus::Corpus;
-use crate::corpus::CorpusWeb;
-use crate::engine::budget::Limits;
-use crate::engine::model::ModelRouter;
-use crate::engine::model::offline::OfflineModel;
-use crate::engine::model::openai;
+use crate::app::{self, Note, NoteLevel, RunInputs, SetupError, Source};
+use crate::config::{Settings, settings};
 use crate::engine::{Engine, EngineConfig};
-use crate::ports::{Fetcher, SearchBackend};
-use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
-use crate::store::{RunDir, RunHeader, new_run_id};
+use crate::protocol::{AskRequest, EntityAnchors, Op};
 
 #[derive(Debug, Args)]
 pub struct AskArgs {
@@ -102,32 +94,6 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
     f
 }
 
-fn limits(c: &Config) -> Limits {
-    let d = Limits::default();
-    Limits {
-        max_tool_calls: c.uint(settings::MAX_TOOL_CALLS).unwrap_or(d.max_tool_calls),
-        max_total_tokens: c
-            .uint(settings::MAX_TOTAL_TOKENS)
-            .unwrap_or(d.max_total_tokens),
-        max_usd: c.float(settings::MAX_USD).unwrap_or(d.max_usd),
-        deadline: c.seconds(settings::DEADLINE).unwrap_or(d.deadline),
-        max_steps: c.uint(settings::RECURSION_LIMIT).unwrap_or(d.max_steps),
-    }
-}
-
-fn domain_prompt(c: &Config) -> Result<Option<String>, CliError> {
-    if let Some(p) = c.text(settings::DOMAIN_PROMPT) {
-        return Ok(Some(p.to_string()));
-    }
-    match c.path(settings::DOMAIN_PROMPT_FILE) {
-        None => Ok(None),
-        Some(path) => std::fs::read_to_string(&path)
-            .map(Some)
-            .with_context(|| format!("cannot read DRA_DOMAIN_PROMPT_FILE {}", path.display()))
-            .map_err(CliError::Usage),
-    }
-}
-
 pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     if args.question.trim().is_empty() {
         return Err(CliError::Usage(anyhow::anyhow!(
@@ -138,6 +104,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     for w in &config.warnings {
         errln!("warning: {w}");
     }
+    let settings = Settings::from_config(&config);
     let anchors = EntityAnchors {
         name: args.entity.clone(),
         domain: args.domain.clone(),
@@ -151,48 +118,42 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             .collect(),
         exclude: args.exclude.clone(),
     };
-    let setup = prepare(
-        g,
-        &config,
+    let prepared = app::prepare(
+        &settings,
+        config.redacted(),
         RunInputs {
-            question: &args.question,
+            question: args.question.clone(),
             source: match (&args.corpus, args.web) {
-                (Some(path), _) => Source::Corpus(path),
+                (Some(path), _) => Source::Corpus(path.clone()),
                 (None, true) => Source::Web,
                 (None, false) => Source::Default,
             },
-            base_url: args.base_url.as_deref(),
+            base_url: args.base_url.clone(),
             anchors,
         },
-    )?;
+    )
+    .map_err(setup_error)?;
+    print_notes(g, &prepared.notes);
     let runtime = runtime()?;
-    runtime.block_on(drive(g, setup.engine, setup.request))
+    runtime.block_on(drive(g, prepared.engine, prepared.request))
 }
 
-/// What a run is asked to do.
-/// Where a run's evidence comes from.
-#[derive(Debug, Clone, Copy)]
-pub enum Source<'a> {
-    /// The web when online, else the embedded corpus.
-    Default,
-    Embedded,
-    Corpus(&'a Path),
-    /// The configured web search backend, even offline.
-    Web,
+/// Warnings always; what the run will do unless `-q` or `--json`.
+pub fn print_notes(g: &GlobalArgs, notes: &[Note]) {
+    for n in notes {
+        match n.level {
+            NoteLevel::Warning => errln!("warning: {}", n.text),
+            NoteLevel::Info if !g.quiet && !g.json => errln!("dra: {}", n.text),
+            NoteLevel::Info => {}
+        }
+    }
 }
 
-pub struct RunInputs<'a> {
-    pub question: &'a str,
-    pub source: Source<'a>,
-    /// A per-run model endpoint (checked against the allowlist).
-    pub base_url: Option<&'a str>,
-    pub anchors: EntityAnchors,
-}
-
-/// A run ready to start.
-pub struct RunSetup {
-    pub engine: EngineConfig,
-    pub request: AskRequest,
+pub fn setup_error(e: SetupError) -> CliError {
+    match e {
+        SetupError::Usage(m) => CliError::Usage(anyhow::anyhow!(m)),
+        SetupError::Failure(m) => CliError::Failure(anyhow::anyhow!(m)),
+    }
 }
 
 pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
@@ -202,145 +163,6 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .build()
         .context("cannot start the async runtime")
         .map_err(CliError::Failure)
-}
-
-/// Loads the corpus, picks the mode and models, creates the run directory.
-pub fn prepare(
-    g: &GlobalArgs,
-    config: &Config,
-    inputs: RunInputs<'_>,
-) -> Result<RunSetup, CliError> {
-    let has_key = config.api_key().is_some();
-    let online = has_key && !config.bool(settings::OFFLINE);
-    let mode = if online {
-        RunMode::Online
-    } else {
-        RunMode::Offline
-    };
-    let chatty = !g.quiet;
-    let configured_base = config.text(settings::OPENAI_BASE_URL).unwrap_or_default();
-    if let Some(requested) = inputs.base_url
-        && !openai::base_url_allowed(
-            configured_base,
-            requested,
-            &config.list(settings::ALLOWED_BASE_URLS),
-        )
-    {
-        return Err(CliError::Usage(anyhow::anyhow!(
-            "refusing --base-url {requested}: a run may only use OPENAI_BASE_URL ({configured_base}) or a URL listed in DRA_ALLOWED_BASE_URLS, so the API key cannot be sent elsewhere"
-        )));
-    }
-    let models = if online {
-        openai::router_with_base(config, inputs.base_url)
-            .map_err(|e| CliError::Usage(anyhow::anyhow!("cannot set up the model client: {e}")))?
-    } else {
-        ModelRouter::single(Arc::new(OfflineModel))
-    };
-    // Online runs default to the web; offline ones to the embedded corpus.
-    let source = match inputs.source {
-        Source::Default if online => Source::Web,
-        other => other,
-    };
-    let (search, fetcher, backend_label): (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String) =
-        match source {
-            Source::Corpus(path) => {
-                let corpus =
-                    Corpus::from_path(path).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
-                let label = format!("the corpus {} ({} documents)", path.display(), corpus.len());
-                let web = CorpusWeb::new(Arc::new(corpus));
-                (Arc::new(web.clone()), Arc::new(web), label)
-            }
-            Source::Web => {
-                let Some(search) = crate::web::search_backend_from_config(config) else {
-                    return Err(CliError::Usage(anyhow::anyhow!(
-                        "no web search backend is configured: set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, or research local documents with --corpus PATH (`dra doctor` shows what is set)"
-                    )));
-                };
-                let fetcher = crate::web::HttpFetcher::from_config(config).map_err(|e| {
-                    CliError::Usage(anyhow::anyhow!(
-                        "{e}: fix DRA_FETCH_ALLOWLIST (host or host:port, comma-separated)"
-                    ))
-                })?;
-                let label = format!("the web (search: {})", search.name());
-                (search, Arc::new(fetcher), label)
-            }
-            Source::Default | Source::Embedded => {
-                let corpus =
-                    Corpus::embedded().map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
-                if chatty && matches!(inputs.source, Source::Default) {
-                    errln!(
-                        "note: no --corpus or --web: researching the embedded corpus (pages about a fictional company)"
-                    );
-                }
-                let label = format!(
-                    "the embedded corpus ({} documents about a fictional company)",
-                    corpus.len()
-                );
-                let web = CorpusWeb::new(Arc::new(corpus));
-                (Arc::new(web.clone()), Arc::new(web), label)
-            }
-        };
-    if !g.json && chatty {
-        match mode {
-            RunMode::Offline => errln!(
-                "dra: offline mode: a deterministic extractive model (no language model) reads {backend_label}"
-            ),
-            RunMode::Online => errln!(
-                "dra: tier {} ({}) at {} reads {backend_label}",
-                config.tier().name,
-                config.tier().research.slug,
-                inputs.base_url.unwrap_or(configured_base)
-            ),
-        }
-    }
-
-    let runs_dir = config.runs_dir();
-    config::dir_is_writable(&runs_dir)
-        .with_context(|| {
-            format!(
-                "the runs dir {} is not writable; choose another with --runs-dir or DRA_RUNS_DIR",
-                runs_dir.display()
-            )
-        })
-        .map_err(CliError::Usage)?;
-    let run_id = new_run_id();
-    let run_dir = RunDir::create(&runs_dir, &run_id)
-        .with_context(|| format!("cannot create a run directory in {}", runs_dir.display()))
-        .map_err(CliError::Failure)?;
-    let header = RunHeader {
-        kind: "run_header".into(),
-        protocol_version: PROTOCOL_VERSION,
-        dra_version: env!("CARGO_PKG_VERSION").into(),
-        run_id: run_id.clone(),
-        question: inputs.question.to_string(),
-        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        settings: config.redacted(),
-    };
-    let engine = EngineConfig {
-        run_dir,
-        header,
-        mode,
-        tier: config.tier(),
-        models,
-        search,
-        fetcher,
-        limits: limits(config),
-        max_parallel: config.uint(settings::MAX_PARALLEL).unwrap_or(4) as usize,
-        backend_label,
-        domain_prompt: domain_prompt(config)?,
-        require_tool_call: config.bool(settings::REQUIRE_TOOL_CALL),
-        memory: config
-            .bool(settings::MEMORY)
-            .then(|| config::default_data_dir().map(|d| d.join("memory")))
-            .flatten(),
-    };
-    Ok(RunSetup {
-        engine,
-        request: AskRequest {
-            question: inputs.question.to_string(),
-            anchors: inputs.anchors,
-        },
-    })
 }
 
 async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {

@@ -9,11 +9,13 @@ use anyhow::Context;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use super::ask::{RunInputs, Source, prepare, runtime};
+use super::ask::{print_notes, runtime, setup_error};
 use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
-use crate::engine::{Engine, RunSummary};
+use crate::app::{self, RunInputs, Source};
+use crate::config::Settings;
+use crate::engine::RunSummary;
 use crate::evidence::quotes;
-use crate::protocol::{EntityAnchors, Op};
+use crate::protocol::EntityAnchors;
 use crate::report::{SourceEntry, citations};
 use crate::store::page_text_file;
 
@@ -254,11 +256,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
         .map_err(CliError::Usage)?;
     let base = args.gold.parent().unwrap_or_else(|| Path::new("."));
     let config = super::resolve_config(g, Default::default())?;
-    let quiet = GlobalArgs {
-        quiet: true,
-        json: true,
-        ..g.clone()
-    };
+    let settings = Settings::from_config(&config);
     let rt = runtime()?;
     let mut scores = Vec::new();
     for case in gold
@@ -270,27 +268,27 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
         let source = match case.corpus.as_str() {
             "embedded" => Source::Embedded,
             "live" => Source::Web,
-            _ => Source::Corpus(&corpus_path),
+            _ => Source::Corpus(corpus_path.clone()),
         };
-        let setup = prepare(
-            &quiet,
-            &config,
+        let prepared = app::prepare(
+            &settings,
+            config.redacted(),
             RunInputs {
-                question: &case.question,
+                question: case.question.clone(),
                 source,
                 base_url: None,
                 anchors: case.entity.clone(),
             },
-        )?;
-        let summary = rt.block_on(async {
-            let mut handle = Engine::spawn(setup.engine)?;
-            let _ = handle.ops.send(Op::Ask(setup.request)).await;
-            while handle.events.recv().await.is_some() {}
-            handle
-                .join
-                .await
-                .map_err(|e| std::io::Error::other(e.to_string()))?
-        });
+        )
+        .map_err(setup_error)?;
+        let warnings: Vec<_> = prepared
+            .notes
+            .iter()
+            .filter(|n| n.level == app::NoteLevel::Warning)
+            .cloned()
+            .collect();
+        print_notes(g, &warnings);
+        let summary = rt.block_on(app::run_to_end(prepared));
         let summary = summary
             .map_err(|e| CliError::Failure(anyhow::anyhow!("case {}: {e}", case.id)))?
             .ok_or_else(|| {

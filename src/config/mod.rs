@@ -5,6 +5,7 @@
 mod secret;
 pub mod settings;
 pub mod tiers;
+mod typed;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use serde_json::Value as Json;
 pub use secret::Secret;
 pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};
+pub use typed::{FetchSettings, Limits, ModelSettings, SearchSettings, Settings, table_default};
 
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -468,6 +470,11 @@ fn parse(
             } else {
                 Value::Text(raw.to_string())
             }
+        }
+        Kind::Date => {
+            chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")
+                .map_err(|_| invalid("a date, YYYY-MM-DD"))?;
+            Value::Text(raw.to_string())
         }
         Kind::Choice(words) => {
             let lower = raw.to_ascii_lowercase();

@@ -27,6 +27,8 @@ pub enum Kind {
     Path,
     /// One of a fixed set of words.
     Choice(&'static [&'static str]),
+    /// A calendar day, `YYYY-MM-DD`.
+    Date,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +100,7 @@ pub const FETCH_TIMEOUT: &str = "DRA_FETCH_TIMEOUT";
 pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
 pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
 pub const MEMORY: &str = "DRA_MEMORY";
+pub const TODAY: &str = "DRA_TODAY";
 
 /// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SETTINGS: &[SettingSpec] = &[
@@ -194,7 +197,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Some("4000000"),
         "Cumulative token ceiling per run",
     ),
-    s(MAX_USD, Kind::Float, Some("0.50"), "Dollar ceiling per run"),
+    s(
+        MAX_USD,
+        Kind::Float,
+        None,
+        "Dollar ceiling per run (default: the tier's cap, see `dra tiers`)",
+    ),
     s(
         DEADLINE,
         Kind::Seconds,
@@ -224,6 +232,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Bool,
         Some("true"),
         "Read and write lessons learnt across runs (--no-memory turns it off)",
+    ),
+    s(
+        TODAY,
+        Kind::Date,
+        None,
+        "The date a run takes as today for freshness and as-of dates (default: the real date; pin it for reproducible runs)",
     ),
     s(
         RUNS_DIR,
@@ -368,6 +382,28 @@ pub const LEGACY_MODEL_KEYS: &[&str] = &[
     "summarization_model",
     "subagent_model",
     "utility_model",
+];
+
+/// Settings of features that do not exist yet: parsed and validated so a
+/// config stays valid when they land, shown by `dra doctor` as not used yet,
+/// and warned about when a run sees one set.
+pub const NOT_USED_YET: &[&str] = &[
+    "DRA_MCP_URL",
+    "DRA_MCP_LABEL",
+    "DRA_MCP_SERVERS",
+    "DRA_MCP_BEARER",
+    "DRA_MCP_MAX_CONCURRENCY",
+    "DRA_MCP_RATE_LIMIT_MAX_WAIT",
+    SKILLS_DIR,
+    CUSTOM_TOOLS_DIR,
+    "DRA_MAX_RESULT_CHARS",
+    "DRA_MAX_RESULT_ROWS",
+    "DRA_OFFLOAD_RESULTS",
+    "DRA_OFFLOAD_DIR",
+    "LLM_SANDBOX_URL",
+    "LLM_SANDBOX_TOKEN",
+    "LLM_SANDBOX_NETWORK",
+    "LLM_SANDBOX_SESSION_TIMEOUT",
 ];
 
 pub fn spec(key: &str) -> Option<&'static SettingSpec> {

@@ -31,6 +31,9 @@ pub struct ModelTier {
     pub subagent: ModelSlot,
     /// Narrow calls: compression, extraction.
     pub utility: ModelSlot,
+    /// The dollar ceiling of a run on this tier unless DRA_MAX_USD or
+    /// --max-usd says otherwise: roughly what a thorough run costs here.
+    pub default_max_usd: f64,
 }
 
 /// Which slot of a tier a model call uses.
@@ -64,24 +67,28 @@ const fn slot(slug: &'static str, input_per_m: f64, output_per_m: f64) -> ModelS
 pub const MODEL_TIERS: &[ModelTier] = &[
     ModelTier {
         name: "extra-low",
+        default_max_usd: 0.50,
         research: slot("xiaomi/mimo-v2.5", 0.14, 0.28),
         subagent: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
         utility: slot("qwen/qwen3-30b-a3b-instruct-2507", 0.05, 0.19),
     },
     ModelTier {
         name: "low",
+        default_max_usd: 1.50,
         research: slot("deepseek/deepseek-v4-pro", 0.43, 0.87),
         subagent: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
         utility: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
     },
     ModelTier {
         name: "mid",
+        default_max_usd: 5.00,
         research: slot("google/gemini-3.6-flash", 1.50, 7.50),
         subagent: slot("xiaomi/mimo-v2.5", 0.14, 0.28),
         utility: slot("deepseek/deepseek-v4-flash", 0.14, 0.28),
     },
     ModelTier {
         name: "high",
+        default_max_usd: 15.00,
         research: slot("anthropic/claude-sonnet-5", 2.0, 10.0),
         subagent: slot("moonshotai/kimi-k2.6", 0.65, 2.72),
         utility: slot("google/gemini-3.5-flash-lite", 0.30, 2.50),
@@ -135,6 +142,13 @@ mod tests {
     fn default_tier_exists_and_is_cheapest() {
         assert_eq!(default_tier().name, DEFAULT_TIER);
         assert!(find_tier(DEFAULT_TIER).is_some());
+    }
+
+    #[test]
+    fn dearer_tiers_carry_larger_default_caps() {
+        for pair in MODEL_TIERS.windows(2) {
+            assert!(pair[1].default_max_usd > pair[0].default_max_usd);
+        }
     }
 
     #[test]

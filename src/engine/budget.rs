@@ -9,32 +9,7 @@ use serde::Serialize;
 
 use crate::protocol::StatusReason;
 
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Limits {
-    pub max_tool_calls: u64,
-    pub max_total_tokens: u64,
-    pub max_usd: f64,
-    #[serde(serialize_with = "secs")]
-    pub deadline: Duration,
-    /// Orchestrator model calls (the recursion limit).
-    pub max_steps: u64,
-}
-
-fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_tool_calls: 200,
-            max_total_tokens: 4_000_000,
-            max_usd: 0.5,
-            deadline: Duration::from_secs(600),
-            max_steps: 4500,
-        }
-    }
-}
+pub use crate::config::Limits;
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Spent {

@@ -175,8 +175,11 @@ pub struct RunCtx {
     pub parallel: Semaphore,
     /// Per-run random marker around untrusted text (spotlighting).
     pub spotlight: String,
-    /// Today's date, YYYY-MM-DD, as pages' retrieval date.
+    /// Today's date, YYYY-MM-DD (the run's pinned clock), as pages'
+    /// retrieval date and the reference for freshness.
     pub today: String,
+    /// Results per `web_search` call unless the model asks for another count.
+    pub search_max_results: usize,
     /// Human name of the search backend, for the report footer.
     pub backend_label: String,
     next_subagent: AtomicU64,
@@ -204,6 +207,8 @@ pub struct RunCtxInit {
     pub fetcher: Arc<dyn Fetcher>,
     pub budget: Budget,
     pub max_parallel: usize,
+    pub search_max_results: usize,
+    pub today: chrono::NaiveDate,
     pub backend_label: String,
     pub domain_prompt: Option<String>,
     pub lessons: Lessons,
@@ -228,7 +233,8 @@ impl RunCtx {
             meter: Meter::default(),
             parallel: Semaphore::new(init.max_parallel.max(1)),
             spotlight: random_marker(),
-            today: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+            today: init.today.format("%Y-%m-%d").to_string(),
+            search_max_results: init.search_max_results,
             backend_label: init.backend_label,
             next_subagent: AtomicU64::new(0),
             next_call: AtomicU64::new(0),
@@ -263,8 +269,7 @@ impl RunCtx {
             .collect();
         let docs: Vec<DocForDedup> = pages.iter().map(DocForDedup::from_page).collect();
         let copies = find_copies(&docs);
-        let today = crate::evidence::score::parse_date(&self.today)
-            .unwrap_or_else(|| chrono::Utc::now().date_naive());
+        let today = crate::evidence::score::parse_date(&self.today).unwrap_or_default();
         let fields = merge(
             &self.pages.evidence(),
             &copies.origin_of,

@@ -40,6 +40,10 @@ pub struct EngineConfig {
     pub fetcher: Arc<dyn Fetcher>,
     pub limits: Limits,
     pub max_parallel: usize,
+    /// Results per `web_search` call (DRA_SEARCH_MAX_RESULTS).
+    pub search_max_results: usize,
+    /// The date the run takes as today (DRA_TODAY pins it).
+    pub today: chrono::NaiveDate,
     /// Where the evidence came from, for the report footer ("embedded corpus", ...).
     pub backend_label: String,
     pub domain_prompt: Option<String>,

@@ -54,6 +54,8 @@ pub(super) async fn engine_task(
         fetcher: config.fetcher.clone(),
         budget: Budget::new(config.limits),
         max_parallel: config.max_parallel,
+        search_max_results: config.search_max_results,
+        today: config.today,
         backend_label: config.backend_label.clone(),
         domain_prompt: config.domain_prompt.clone(),
         lessons,

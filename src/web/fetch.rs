@@ -11,7 +11,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION};
 use reqwest::{Client, StatusCode, Url, redirect};
 
 use super::ssrf::{Allowlist, HostResolver, SsrfGuard, SystemResolver};
-use crate::config::{Config, settings};
+use crate::config::FetchSettings;
 use crate::document::{ContentType, RawDocument};
 use crate::evidence::extract::{main_text_at, pdf_text_guarded};
 use crate::ports::{Fetcher, WebError};
@@ -32,9 +32,9 @@ pub struct FetchOptions {
 impl Default for FetchOptions {
     fn default() -> Self {
         FetchOptions {
-            max_bytes: 5 * 1024 * 1024,
+            max_bytes: FetchSettings::default().max_bytes,
             connect_timeout: Duration::from_secs(10),
-            timeout: Duration::from_secs(30),
+            timeout: FetchSettings::default().timeout,
             max_redirects: 5,
             user_agent: format!("dra/{} (deep research agent)", env!("CARGO_PKG_VERSION")),
         }
@@ -83,26 +83,24 @@ impl HttpFetcher {
         })
     }
 
-    /// The fetcher for a run: `DRA_FETCH_ALLOWLIST`, the system resolver,
-    /// default limits.
-    pub fn from_config(config: &Config) -> Result<HttpFetcher, WebError> {
-        let mut opts = FetchOptions::default();
-        if let Some(bytes) = config.uint(settings::FETCH_MAX_BYTES) {
-            opts.max_bytes = bytes;
-        }
-        if let Some(timeout) = config.seconds(settings::FETCH_TIMEOUT) {
-            opts.timeout = timeout;
-        }
-        HttpFetcher::with_resolver(config, Arc::new(SystemResolver), opts)
+    /// The fetcher for a run: the allowlist and limits of the settings, the
+    /// system resolver.
+    pub fn from_settings(settings: &FetchSettings) -> Result<HttpFetcher, WebError> {
+        let opts = FetchOptions {
+            max_bytes: settings.max_bytes,
+            timeout: settings.timeout,
+            ..FetchOptions::default()
+        };
+        HttpFetcher::with_resolver(settings, Arc::new(SystemResolver), opts)
     }
 
-    /// [`HttpFetcher::from_config`] with another resolver and limits.
+    /// [`HttpFetcher::from_settings`] with another resolver and limits.
     pub fn with_resolver(
-        config: &Config,
+        settings: &FetchSettings,
         resolver: Arc<dyn HostResolver>,
         opts: FetchOptions,
     ) -> Result<HttpFetcher, WebError> {
-        let allow = Allowlist::parse(&config.list(settings::FETCH_ALLOWLIST))?;
+        let allow = Allowlist::parse(&settings.allowlist)?;
         HttpFetcher::new(SsrfGuard::new(allow, resolver), opts)
     }
 

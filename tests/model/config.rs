@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use dra::config::{Config, Layers};
-use dra::engine::model::openai::{ModelBuildError, router_from_config};
+use dra::config::{Config, Layers, Settings};
+use dra::engine::model::openai::{ModelBuildError, router_from_settings};
 use dra::engine::model::{ModelError, NoSink};
 use serde_json::json;
 
@@ -41,7 +41,7 @@ async fn one_client_per_slot_with_the_tier_slugs_and_streaming_rules() {
             ("DRA_MAX_RETRIES", "0"),
             ("DRA_TOOL_PROTOCOL", "native"),
         ]);
-        let router = router_from_config(&c).unwrap();
+        let router = router_from_settings(&Settings::from_config(&c), None).unwrap();
         assert_eq!(router.research.slug(), "deepseek/deepseek-v4-pro");
         assert_eq!(router.subagent.slug(), "deepseek/deepseek-v4-flash");
         // Same slug, same client (and so the same learnt fallback).
@@ -88,7 +88,7 @@ async fn streaming_off_and_the_envelope_protocol_come_from_settings() {
             ("DRA_STREAMING", "false"),
             ("DRA_TOOL_PROTOCOL", "envelope"),
         ]);
-        let router = router_from_config(&c).unwrap();
+        let router = router_from_settings(&Settings::from_config(&c), None).unwrap();
         let r = router
             .research
             .complete(&request(question(), vec![super::search_tool()]), &NoSink)
@@ -105,6 +105,8 @@ async fn streaming_off_and_the_envelope_protocol_come_from_settings() {
 
 #[test]
 fn no_key_no_router() {
-    let err = router_from_config(&config(&[])).err().unwrap();
+    let err = router_from_settings(&Settings::from_config(&config(&[])), None)
+        .err()
+        .unwrap();
     assert!(matches!(err, ModelBuildError::NoApiKey));
 }

@@ -11,7 +11,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use dra::config::{Config, Layers};
+use dra::config::{Config, Layers, Settings};
 use dra::document::ContentType;
 use dra::evidence::extract::main_text;
 use dra::ports::{Fetcher, WebError};
@@ -408,16 +408,16 @@ async fn from_config_reads_the_allowlist() {
             if let Some(a) = allow {
                 layers.env.insert("DRA_FETCH_ALLOWLIST".into(), a);
             }
-            Config::resolve(&layers).unwrap()
+            Settings::from_config(&Config::resolve(&layers).unwrap()).fetch
         };
-        let open = HttpFetcher::from_config(&config(None)).unwrap();
+        let open = HttpFetcher::from_settings(&config(None)).unwrap();
         let e = open.fetch(&url).await.unwrap_err();
         assert!(
             matches!(&e, WebError::Refused(m) if m.contains("loopback")),
             "{e:?}"
         );
 
-        let listed = HttpFetcher::from_config(&config(Some(format!(
+        let listed = HttpFetcher::from_settings(&config(Some(format!(
             "example.org, 127.0.0.1:{}",
             addr.port()
         ))))
@@ -428,14 +428,14 @@ async fn from_config_reads_the_allowlist() {
         );
 
         let other_port =
-            HttpFetcher::from_config(&config(Some(format!("127.0.0.1:{}", addr.port() ^ 1))))
+            HttpFetcher::from_settings(&config(Some(format!("127.0.0.1:{}", addr.port() ^ 1))))
                 .unwrap();
         assert!(matches!(
             other_port.fetch(&url).await,
             Err(WebError::Refused(_))
         ));
 
-        let bad = HttpFetcher::from_config(&config(Some("127.0.0.1:http".into())));
+        let bad = HttpFetcher::from_settings(&config(Some("127.0.0.1:http".into())));
         assert!(
             matches!(&bad, Err(WebError::Failed(m)) if m.contains("DRA_FETCH_ALLOWLIST")),
             "{bad:?}"

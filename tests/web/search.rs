@@ -11,9 +11,9 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::{any, get, post};
-use dra::config::{Config, Layers, Secret};
+use dra::config::{Config, Layers, SearchSettings, Secret, Settings};
 use dra::ports::{SearchBackend, SearchHit, WebError};
-use dra::web::{Brave, SearchOptions, SearxNg, Tavily, search_backend_from_config};
+use dra::web::{Brave, SearchOptions, SearxNg, Tavily, search_backend_from_settings};
 use serde_json::{Value, json};
 
 use super::common::{percent_decode, serve, within};
@@ -332,12 +332,12 @@ async fn brave_sends_the_subscription_token_and_strips_markup() {
     .await;
 }
 
-fn config(env: &[(&str, String)]) -> Config {
+fn config(env: &[(&str, String)]) -> SearchSettings {
     let mut layers = Layers::default();
     for (k, v) in env {
         layers.env.insert((*k).to_string(), v.clone());
     }
-    Config::resolve(&layers).unwrap()
+    Settings::from_config(&Config::resolve(&layers).unwrap()).search
 }
 
 #[tokio::test]
@@ -354,7 +354,7 @@ async fn from_config_prefers_tavily_then_searxng_then_brave() {
             ("SEARXNG_URL", format!("http://{searx}/searx")),
             ("BRAVE_API_KEY", "brave-key".to_string()),
         ];
-        let b = search_backend_from_config(&config(&all)).unwrap();
+        let b = search_backend_from_settings(&config(&all)).unwrap();
         assert_eq!(b.name(), "tavily");
         assert_eq!(b.search("q", 2).await.unwrap().len(), 2);
         assert_eq!(
@@ -363,15 +363,15 @@ async fn from_config_prefers_tavily_then_searxng_then_brave() {
             "the configured base URL was used"
         );
 
-        let b = search_backend_from_config(&config(&all[2..])).unwrap();
+        let b = search_backend_from_settings(&config(&all[2..])).unwrap();
         assert_eq!(b.name(), "searxng");
         assert_eq!(b.search("q", 2).await.unwrap().len(), 2);
         assert_eq!(searx_log.all().len(), 1);
 
-        let b = search_backend_from_config(&config(&all[3..])).unwrap();
+        let b = search_backend_from_settings(&config(&all[3..])).unwrap();
         assert_eq!(b.name(), "brave");
 
-        assert!(search_backend_from_config(&config(&[])).is_none());
+        assert!(search_backend_from_settings(&config(&[])).is_none());
     })
     .await;
 }

@@ -18,7 +18,7 @@ use super::{
     ChatModel, ChatRequest, ChatResponse, Message, ModelError, ModelNotice, ModelRouter, ModelSink,
     ToolCall, Usage,
 };
-use crate::config::{Config, Secret, settings};
+use crate::config::{Secret, Settings};
 
 /// How tools reach the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -638,49 +638,36 @@ pub fn streaming_allowed(slug: &str, enabled: bool, denylist: &[String]) -> bool
             .any(|d| !d.is_empty() && slug.to_ascii_lowercase().contains(&d.to_ascii_lowercase()))
 }
 
-/// The options for `slug` from configuration.
-pub fn options_from_config(config: &Config, slug: &str) -> Result<OpenAiOptions, ModelBuildError> {
-    let key = config.api_key().ok_or(ModelBuildError::NoApiKey)?.clone();
-    let base = config
-        .text(settings::OPENAI_BASE_URL)
-        .unwrap_or("https://openrouter.ai/api/v1");
-    let mut o = OpenAiOptions::new(base, key, slug);
-    if let Some(t) = config.seconds(settings::REQUEST_TIMEOUT) {
-        o.request_timeout = t;
-    }
-    if let Some(n) = config.uint(settings::MAX_RETRIES) {
-        o.max_retries = u32::try_from(n).unwrap_or(u32::MAX);
-    }
-    let enabled = config
-        .get(settings::STREAMING)
-        .map(|_| config.bool(settings::STREAMING))
-        .unwrap_or(true);
-    o.streaming = streaming_allowed(slug, enabled, &config.list(settings::STREAMING_DENYLIST));
-    if let Some(p) = config.text(settings::TOOL_PROTOCOL) {
-        o.protocol = p.parse()?;
-    }
+/// The options for `slug` from the settings.
+pub fn options_from_settings(
+    settings: &Settings,
+    slug: &str,
+) -> Result<OpenAiOptions, ModelBuildError> {
+    let key = settings.api_key.clone().ok_or(ModelBuildError::NoApiKey)?;
+    let m = &settings.model;
+    let mut o = OpenAiOptions::new(&settings.base_url, key, slug);
+    o.request_timeout = m.request_timeout;
+    o.max_retries = m.max_retries;
+    o.streaming = streaming_allowed(slug, m.streaming, &m.streaming_denylist);
+    o.protocol = m.tool_protocol.parse()?;
     Ok(o)
 }
 
 /// One client per tier slot (slots with the same slug share one, so a
-/// fallback to the envelope protocol is learnt once).
-pub fn router_from_config(config: &Config) -> Result<ModelRouter, ModelBuildError> {
-    router_with_base(config, None)
-}
-
-/// [`router_from_config`] with the base URL replaced for this run; the
-/// caller has checked it with [`base_url_allowed`].
-pub fn router_with_base(
-    config: &Config,
+/// fallback to the envelope protocol is learnt once), with the base URL
+/// replaced for this run when `base_url` is given (the caller has checked it
+/// with [`base_url_allowed`]).
+pub fn router_from_settings(
+    settings: &Settings,
     base_url: Option<&str>,
 ) -> Result<ModelRouter, ModelBuildError> {
-    let tier = config.tier();
+    let tier = settings.tier;
     let mut built: Vec<(&str, Arc<dyn ChatModel>)> = Vec::new();
     let mut client = |slug: &'static str| -> Result<Arc<dyn ChatModel>, ModelBuildError> {
         if let Some((_, m)) = built.iter().find(|(s, _)| *s == slug) {
             return Ok(m.clone());
         }
-        let mut options = options_from_config(config, slug)?;
+        let mut options = options_from_settings(settings, slug)?;
         if let Some(base) = base_url {
             options.base_url = base.trim_end_matches('/').to_string();
         }

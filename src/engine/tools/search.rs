@@ -46,8 +46,11 @@ impl Tool for WebSearch {
         if query.chars().count() < 3 || query.chars().count() > 300 {
             return ToolOutput::permanent("query must be 3 to 300 characters");
         }
-        let max = args.max_results.unwrap_or(5).clamp(1, MAX_RESULTS);
         let run = &cx.run;
+        let max = args
+            .max_results
+            .unwrap_or(run.search_max_results)
+            .clamp(1, MAX_RESULTS);
         let id = run.next_call_id("search");
         run.emitter.emit(
             &cx.agent,

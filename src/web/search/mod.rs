@@ -18,27 +18,23 @@ pub use brave::{BRAVE_DEFAULT_BASE_URL, Brave};
 pub use searxng::SearxNg;
 pub use tavily::Tavily;
 
-use crate::config::{Config, Secret, settings};
+use crate::config::{SearchSettings, Secret};
 use crate::ports::{SearchBackend, WebError};
 
 /// The configured backend, by preference: Tavily, then SearXNG, then Brave.
 /// `None` when none is configured (or its client cannot be built, which is
 /// logged).
-pub fn search_backend_from_config(config: &Config) -> Option<Arc<dyn SearchBackend>> {
-    let built: Result<Arc<dyn SearchBackend>, WebError> =
-        if let Some(key) = config.secret(settings::TAVILY_API_KEY) {
-            let base = config
-                .text(settings::TAVILY_BASE_URL)
-                .unwrap_or(tavily::TAVILY_DEFAULT_BASE_URL);
-            Tavily::new(key.clone(), base).map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
-        } else if let Some(url) = config.text(settings::SEARXNG_URL) {
-            SearxNg::new(url).map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
-        } else if let Some(key) = config.secret(settings::BRAVE_API_KEY) {
-            Brave::new(key.clone(), BRAVE_DEFAULT_BASE_URL)
-                .map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
-        } else {
-            return None;
-        };
+pub fn search_backend_from_settings(s: &SearchSettings) -> Option<Arc<dyn SearchBackend>> {
+    let built: Result<Arc<dyn SearchBackend>, WebError> = if let Some(key) = &s.tavily_key {
+        Tavily::new(key.clone(), &s.tavily_base_url).map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
+    } else if let Some(url) = &s.searxng_url {
+        SearxNg::new(url).map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
+    } else if let Some(key) = &s.brave_key {
+        Brave::new(key.clone(), BRAVE_DEFAULT_BASE_URL)
+            .map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
+    } else {
+        return None;
+    };
     match built {
         Ok(b) => Some(b),
         Err(e) => {

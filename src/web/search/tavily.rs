@@ -8,8 +8,6 @@ use super::{Http, SearchOptions, date, endpoint, keep, plain};
 use crate::config::Secret;
 use crate::ports::{SearchBackend, SearchHit, WebError};
 
-pub const TAVILY_DEFAULT_BASE_URL: &str = "https://api.tavily.com";
-
 /// Tavily answers at most this many results per query.
 const MAX_RESULTS: usize = 20;
 

@@ -1,0 +1,284 @@
+//! The composition root: from typed [`Settings`] and what the user asked to
+//! a ready [`EngineConfig`]. Every entry point (`dra ask`, `dra eval`, and
+//! later `dra resume` and `dra mcp-serve`) builds its run here, so models,
+//! search, fetcher, limits and the run directory are chosen in one place.
+//! It never prints: what the user should be told comes back as [`Note`]s.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::Settings;
+use crate::corpus::{Corpus, CorpusWeb};
+use crate::engine::model::ModelRouter;
+use crate::engine::model::offline::OfflineModel;
+use crate::engine::model::openai;
+use crate::engine::{Engine, EngineConfig, RunSummary};
+use crate::ports::{Fetcher, SearchBackend};
+use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
+use crate::store::{RunDir, RunHeader, new_run_id};
+
+/// Where a run's evidence comes from, as asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The web when online, else the embedded corpus.
+    Default,
+    Embedded,
+    Corpus(PathBuf),
+    /// The configured web search backend, even offline.
+    Web,
+}
+
+/// What a run will actually use: the one decision `dra ask` and
+/// `dra doctor` share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvidenceSource {
+    Embedded,
+    Corpus(PathBuf),
+    Web,
+}
+
+/// What a run is asked to do.
+#[derive(Debug, Clone)]
+pub struct RunInputs {
+    pub question: String,
+    pub source: Source,
+    /// A per-run model endpoint (checked against the allowlist).
+    pub base_url: Option<String>,
+    pub anchors: EntityAnchors,
+}
+
+/// Something the user should be told before the run starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub level: NoteLevel,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteLevel {
+    /// What the run will do (hidden by `-q` and `--json`).
+    Info,
+    /// Something the user may want to change.
+    Warning,
+}
+
+impl Note {
+    fn info(text: impl Into<String>) -> Note {
+        Note {
+            level: NoteLevel::Info,
+            text: text.into(),
+        }
+    }
+
+    fn warning(text: impl Into<String>) -> Note {
+        Note {
+            level: NoteLevel::Warning,
+            text: text.into(),
+        }
+    }
+}
+
+/// A run ready to start.
+pub struct PreparedRun {
+    pub engine: EngineConfig,
+    pub request: AskRequest,
+    pub notes: Vec<Note>,
+}
+
+/// Why a run could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The user's input or configuration is wrong (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// Something failed that the user did not cause (exit 1).
+    #[error("{0}")]
+    Failure(String),
+}
+
+/// The mode a run will use.
+pub fn mode(settings: &Settings) -> RunMode {
+    if settings.online() {
+        RunMode::Online
+    } else {
+        RunMode::Offline
+    }
+}
+
+/// Decides where evidence comes from: online runs default to the web,
+/// offline ones to the embedded corpus; the web needs a search backend.
+pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSource, SetupError> {
+    let chosen = match asked {
+        Source::Corpus(path) => EvidenceSource::Corpus(path.clone()),
+        Source::Embedded => EvidenceSource::Embedded,
+        Source::Web => EvidenceSource::Web,
+        Source::Default if settings.online() => EvidenceSource::Web,
+        Source::Default => EvidenceSource::Embedded,
+    };
+    if chosen == EvidenceSource::Web && !settings.search.any_backend() {
+        return Err(SetupError::Usage(
+            "no web search backend is configured: set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, or research local documents with --corpus PATH (`dra doctor` shows what is set)".into(),
+        ));
+    }
+    Ok(chosen)
+}
+
+/// The domain prompt: inline text wins over the file.
+fn domain_prompt(settings: &Settings) -> Result<Option<String>, SetupError> {
+    if let Some(p) = &settings.domain_prompt {
+        return Ok(Some(p.clone()));
+    }
+    match &settings.domain_prompt_file {
+        None => Ok(None),
+        Some(path) => std::fs::read_to_string(path).map(Some).map_err(|e| {
+            SetupError::Usage(format!(
+                "cannot read DRA_DOMAIN_PROMPT_FILE {}: {e}",
+                path.display()
+            ))
+        }),
+    }
+}
+
+type Backends = (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String);
+
+fn backends(settings: &Settings, source: &EvidenceSource) -> Result<Backends, SetupError> {
+    match source {
+        EvidenceSource::Corpus(path) => {
+            let corpus = Corpus::from_path(path).map_err(|e| SetupError::Usage(e.to_string()))?;
+            let label = format!("the corpus {} ({} documents)", path.display(), corpus.len());
+            let web = CorpusWeb::new(Arc::new(corpus));
+            Ok((Arc::new(web.clone()), Arc::new(web), label))
+        }
+        EvidenceSource::Web => {
+            let search =
+                crate::web::search_backend_from_settings(&settings.search).ok_or_else(|| {
+                    SetupError::Failure("the web search backend could not be built".into())
+                })?;
+            let fetcher = crate::web::HttpFetcher::from_settings(&settings.fetch).map_err(|e| {
+                SetupError::Usage(format!(
+                    "{e}: fix DRA_FETCH_ALLOWLIST (host or host:port, comma-separated)"
+                ))
+            })?;
+            let label = format!("the web (search: {})", search.name());
+            Ok((search, Arc::new(fetcher), label))
+        }
+        EvidenceSource::Embedded => {
+            let corpus = Corpus::embedded().map_err(|e| SetupError::Failure(e.to_string()))?;
+            let label = format!(
+                "the embedded corpus ({} documents about a fictional company)",
+                corpus.len()
+            );
+            let web = CorpusWeb::new(Arc::new(corpus));
+            Ok((Arc::new(web.clone()), Arc::new(web), label))
+        }
+    }
+}
+
+/// Picks the mode, models and evidence source, creates the run directory,
+/// and returns the engine's configuration with what the user should be told.
+/// `header_settings` is the redacted settings table for events.jsonl.
+pub fn prepare(
+    settings: &Settings,
+    header_settings: serde_json::Value,
+    inputs: RunInputs,
+) -> Result<PreparedRun, SetupError> {
+    let mode = mode(settings);
+    let mut notes = Vec::new();
+    for key in &settings.not_used_yet {
+        notes.push(Note::warning(format!(
+            "{key} is set but not used yet: this version of dra has no such feature"
+        )));
+    }
+    if let Some(requested) = inputs.base_url.as_deref()
+        && !openai::base_url_allowed(&settings.base_url, requested, &settings.allowed_base_urls)
+    {
+        return Err(SetupError::Usage(format!(
+            "refusing --base-url {requested}: a run may only use OPENAI_BASE_URL ({}) or a URL listed in DRA_ALLOWED_BASE_URLS, so the API key cannot be sent elsewhere",
+            settings.base_url
+        )));
+    }
+    let models = match mode {
+        RunMode::Online => openai::router_from_settings(settings, inputs.base_url.as_deref())
+            .map_err(|e| SetupError::Usage(format!("cannot set up the model client: {e}")))?,
+        RunMode::Offline => ModelRouter::single(Arc::new(OfflineModel)),
+    };
+    let source = evidence_source(settings, &inputs.source)?;
+    let (search, fetcher, backend_label) = backends(settings, &source)?;
+    if source == EvidenceSource::Embedded && inputs.source == Source::Default {
+        notes.push(Note::info(
+            "no --corpus or --web: researching the embedded corpus (pages about a fictional company)",
+        ));
+    }
+    notes.push(Note::info(match mode {
+        RunMode::Offline => format!(
+            "offline mode: a deterministic extractive model (no language model) reads {backend_label}"
+        ),
+        RunMode::Online => format!(
+            "tier {} ({}) at {} reads {backend_label}",
+            settings.tier.name,
+            settings.tier.research.slug,
+            inputs.base_url.as_deref().unwrap_or(&settings.base_url)
+        ),
+    }));
+
+    let runs_dir = &settings.runs_dir;
+    crate::config::dir_is_writable(runs_dir).map_err(|e| {
+        SetupError::Usage(format!(
+            "the runs dir {} is not writable ({e}); choose another with --runs-dir or DRA_RUNS_DIR",
+            runs_dir.display()
+        ))
+    })?;
+    let run_id = new_run_id();
+    let run_dir = RunDir::create(runs_dir, &run_id).map_err(|e| {
+        SetupError::Failure(format!(
+            "cannot create a run directory in {}: {e}",
+            runs_dir.display()
+        ))
+    })?;
+    let header = RunHeader {
+        kind: "run_header".into(),
+        protocol_version: PROTOCOL_VERSION,
+        dra_version: env!("CARGO_PKG_VERSION").into(),
+        run_id,
+        question: inputs.question.clone(),
+        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        settings: header_settings,
+    };
+    let engine = EngineConfig {
+        run_dir,
+        header,
+        mode,
+        tier: settings.tier,
+        models,
+        search,
+        fetcher,
+        limits: settings.limits,
+        max_parallel: settings.max_parallel,
+        search_max_results: settings.search.max_results,
+        today: settings.today,
+        backend_label,
+        domain_prompt: domain_prompt(settings)?,
+        require_tool_call: settings.require_tool_call,
+        memory: settings.memory_dir(),
+    };
+    Ok(PreparedRun {
+        engine,
+        request: AskRequest {
+            question: inputs.question,
+            anchors: inputs.anchors,
+        },
+        notes,
+    })
+}
+
+/// Runs a prepared run to its end with no front end, for callers that only
+/// want the outcome (`dra eval`, tests). Events are still persisted.
+pub async fn run_to_end(run: PreparedRun) -> std::io::Result<Option<RunSummary>> {
+    let mut handle = Engine::spawn(run.engine)?;
+    let _ = handle.ops.send(Op::Ask(run.request)).await;
+    while handle.events.recv().await.is_some() {}
+    handle
+        .join
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))?
+}

@@ -1,0 +1,282 @@
+//! The typed settings the code reads. [`Config`] keeps every value with its
+//! origin for `dra doctor`; [`Settings`] is resolved from it once, and the
+//! rest of dra reads only this. Defaults live in one place, the settings
+//! table ([`super::SETTINGS`]); the few that depend on the model tier come
+//! from the tier.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::NaiveDate;
+
+use super::settings as keys;
+use super::{Config, ModelTier, Secret, Value, tiers};
+
+/// Hard ceilings of one run.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Limits {
+    pub max_tool_calls: u64,
+    pub max_total_tokens: u64,
+    pub max_usd: f64,
+    #[serde(serialize_with = "secs")]
+    pub deadline: Duration,
+    /// Orchestrator steps (loops, not tool calls).
+    pub max_steps: u64,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl Default for Limits {
+    /// The table's defaults, with the default tier's dollar cap.
+    fn default() -> Self {
+        Limits {
+            max_tool_calls: table_uint(keys::MAX_TOOL_CALLS),
+            max_total_tokens: table_uint(keys::MAX_TOTAL_TOKENS),
+            max_usd: tiers::default_tier().default_max_usd,
+            deadline: table_seconds(keys::DEADLINE),
+            max_steps: table_uint(keys::RECURSION_LIMIT),
+        }
+    }
+}
+
+/// The model client's settings (the endpoint and tier live on [`Settings`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    pub request_timeout: Duration,
+    pub max_retries: u32,
+    pub streaming: bool,
+    pub streaming_denylist: Vec<String>,
+    /// `auto`, `native` or `envelope`.
+    pub tool_protocol: String,
+}
+
+/// Web search backends; the first configured wins (Tavily > SearXNG > Brave).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchSettings {
+    pub tavily_key: Option<Secret>,
+    pub tavily_base_url: String,
+    pub searxng_url: Option<String>,
+    pub brave_key: Option<Secret>,
+    /// Results per `web_search` call.
+    pub max_results: usize,
+}
+
+impl SearchSettings {
+    pub fn any_backend(&self) -> bool {
+        self.tavily_key.is_some() || self.searxng_url.is_some() || self.brave_key.is_some()
+    }
+}
+
+/// The page fetcher.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchSettings {
+    pub allowlist: Vec<String>,
+    pub max_bytes: u64,
+    pub timeout: Duration,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        FetchSettings {
+            allowlist: Vec::new(),
+            max_bytes: table_uint(keys::FETCH_MAX_BYTES),
+            timeout: table_seconds(keys::FETCH_TIMEOUT),
+        }
+    }
+}
+
+/// Everything dra reads from configuration, typed.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub api_key: Option<Secret>,
+    pub base_url: String,
+    pub allowed_base_urls: Vec<String>,
+    pub tier: &'static ModelTier,
+    pub model: ModelSettings,
+    pub search: SearchSettings,
+    pub fetch: FetchSettings,
+    pub limits: Limits,
+    pub max_parallel: usize,
+    pub offline: bool,
+    pub require_tool_call: bool,
+    pub memory: bool,
+    pub runs_dir: PathBuf,
+    pub domain_prompt: Option<String>,
+    pub domain_prompt_file: Option<PathBuf>,
+    /// The date the run takes as today.
+    pub today: NaiveDate,
+    /// Settings of features that do not exist yet which the user set.
+    pub not_used_yet: Vec<&'static str>,
+}
+
+impl Settings {
+    pub fn from_config(c: &Config) -> Settings {
+        let tier = c.tier();
+        let uint = |k: &str| c.uint(k).unwrap_or_else(|| table_uint(k));
+        let seconds = |k: &str| c.seconds(k).unwrap_or_else(|| table_seconds(k));
+        Settings {
+            api_key: c.api_key().cloned(),
+            base_url: c
+                .text(keys::OPENAI_BASE_URL)
+                .map(str::to_string)
+                .unwrap_or_else(|| table_text(keys::OPENAI_BASE_URL)),
+            allowed_base_urls: c.list(keys::ALLOWED_BASE_URLS),
+            tier,
+            model: ModelSettings {
+                request_timeout: seconds(keys::REQUEST_TIMEOUT),
+                max_retries: u32::try_from(uint(keys::MAX_RETRIES)).unwrap_or(u32::MAX),
+                streaming: c.bool(keys::STREAMING),
+                streaming_denylist: c.list(keys::STREAMING_DENYLIST),
+                tool_protocol: c
+                    .text(keys::TOOL_PROTOCOL)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| table_text(keys::TOOL_PROTOCOL)),
+            },
+            search: SearchSettings {
+                tavily_key: c.secret(keys::TAVILY_API_KEY).cloned(),
+                tavily_base_url: c
+                    .text(keys::TAVILY_BASE_URL)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| table_text(keys::TAVILY_BASE_URL)),
+                searxng_url: c.text(keys::SEARXNG_URL).map(str::to_string),
+                brave_key: c.secret(keys::BRAVE_API_KEY).cloned(),
+                max_results: usize::try_from(uint(keys::SEARCH_MAX_RESULTS)).unwrap_or(usize::MAX),
+            },
+            fetch: FetchSettings {
+                allowlist: c.list(keys::FETCH_ALLOWLIST),
+                max_bytes: uint(keys::FETCH_MAX_BYTES),
+                timeout: seconds(keys::FETCH_TIMEOUT),
+            },
+            limits: Limits {
+                max_tool_calls: uint(keys::MAX_TOOL_CALLS),
+                max_total_tokens: uint(keys::MAX_TOTAL_TOKENS),
+                max_usd: c.float(keys::MAX_USD).unwrap_or(tier.default_max_usd),
+                deadline: seconds(keys::DEADLINE),
+                max_steps: uint(keys::RECURSION_LIMIT),
+            },
+            max_parallel: usize::try_from(uint(keys::MAX_PARALLEL)).unwrap_or(usize::MAX),
+            offline: c.bool(keys::OFFLINE),
+            require_tool_call: c.bool(keys::REQUIRE_TOOL_CALL),
+            memory: c.bool(keys::MEMORY),
+            runs_dir: c.runs_dir(),
+            domain_prompt: c.text(keys::DOMAIN_PROMPT).map(str::to_string),
+            domain_prompt_file: c.path(keys::DOMAIN_PROMPT_FILE),
+            today: c
+                .text(keys::TODAY)
+                .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+                .unwrap_or_else(|| chrono::Utc::now().date_naive()),
+            not_used_yet: keys::NOT_USED_YET
+                .iter()
+                .copied()
+                .filter(|k| c.get(k).is_some_and(|e| e.origin != super::Origin::Default))
+                .collect(),
+        }
+    }
+
+    /// Online means a key is set and offline mode is not forced.
+    pub fn online(&self) -> bool {
+        self.api_key.is_some() && !self.offline
+    }
+
+    /// The memory directory, unless memory is off.
+    pub fn memory_dir(&self) -> Option<PathBuf> {
+        self.memory
+            .then(|| super::default_data_dir().map(|d| d.join("memory")))
+            .flatten()
+    }
+}
+
+/// The parsed default of a setting, from the table. `None` for settings
+/// without a default.
+pub fn table_default(key: &str) -> Option<Value> {
+    let spec = keys::spec(key)?;
+    let raw = spec.default?;
+    let mut warnings = Vec::new();
+    super::parse(spec, raw, &super::Origin::Default, &mut warnings)
+        .ok()
+        .flatten()
+}
+
+// A table default that fails to parse is a programming error caught by the
+// `every_default_parses` test; these fall back to zero values only so that
+// library code has no panics.
+fn table_uint(key: &str) -> u64 {
+    match table_default(key) {
+        Some(Value::Uint(n)) => n,
+        _ => 0,
+    }
+}
+
+fn table_seconds(key: &str) -> Duration {
+    match table_default(key) {
+        Some(Value::Seconds(d)) => d,
+        _ => Duration::ZERO,
+    }
+}
+
+fn table_text(key: &str) -> String {
+    match table_default(key) {
+        Some(Value::Text(s)) => s,
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Kind, Layers, SETTINGS};
+
+    #[test]
+    fn every_default_parses() {
+        for spec in SETTINGS {
+            if spec.default.is_some() {
+                assert!(table_default(spec.key).is_some(), "{}", spec.key);
+            }
+        }
+        for key in keys::NOT_USED_YET {
+            assert!(keys::spec(key).is_some(), "{key}");
+        }
+        assert!(matches!(
+            keys::spec(keys::TODAY).map(|s| s.kind),
+            Some(Kind::Date)
+        ));
+    }
+
+    fn settings(env: &[(&str, &str)]) -> Settings {
+        let layers = Layers {
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Layers::default()
+        };
+        Settings::from_config(&Config::resolve(&layers).unwrap())
+    }
+
+    #[test]
+    fn defaults_come_from_the_table_and_the_tier() {
+        let s = settings(&[]);
+        assert_eq!(s.limits, Limits::default());
+        assert_eq!(s.limits.max_tool_calls, 200);
+        assert_eq!(s.search.max_results, 5);
+        assert_eq!(s.fetch, FetchSettings::default());
+        assert_eq!(s.limits.max_usd, tiers::default_tier().default_max_usd);
+        let high = settings(&[("DRA_MODEL_TIER", "high")]);
+        assert!(high.limits.max_usd > s.limits.max_usd);
+        let capped = settings(&[("DRA_MODEL_TIER", "high"), ("DRA_MAX_USD", "0.2")]);
+        assert_eq!(capped.limits.max_usd, 0.2);
+    }
+
+    #[test]
+    fn today_can_be_pinned_and_unused_settings_are_named() {
+        let s = settings(&[
+            ("DRA_TODAY", "2026-03-04"),
+            ("LLM_SANDBOX_URL", "http://127.0.0.1:9"),
+        ]);
+        assert_eq!(s.today, NaiveDate::from_ymd_opt(2026, 3, 4).unwrap());
+        assert_eq!(s.not_used_yet, vec!["LLM_SANDBOX_URL"]);
+        assert!(settings(&[]).not_used_yet.is_empty());
+    }
+}

@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{CliResult, Exit, GlobalArgs, print_stdout};
-use crate::config::{Config, settings};
+use crate::app;
+use crate::config::{Config, Settings, settings};
 use crate::corpus::Corpus;
 
 struct Check {
@@ -40,7 +41,7 @@ pub fn run(g: &GlobalArgs) -> CliResult {
         let settings_json: Vec<_> = config
             .iter()
             .flat_map(|c| c.entries())
-            .map(|(k, e)| json!({"key": k, "value": e.value.display(), "origin": e.origin.to_string()}))
+            .map(|(k, e)| json!({"key": k, "value": e.value.display(), "origin": e.origin.to_string(), "used": !settings::NOT_USED_YET.contains(&k)}))
             .collect();
         let checks_json: Vec<_> = checks
             .iter()
@@ -56,9 +57,14 @@ pub fn run(g: &GlobalArgs) -> CliResult {
         if let Some(c) = &config {
             s.push_str("Settings (effective value, origin):\n");
             for spec in settings::SETTINGS {
+                let unused = if settings::NOT_USED_YET.contains(&spec.key) {
+                    " (not used yet)"
+                } else {
+                    ""
+                };
                 match c.get(spec.key) {
                     Some(e) => s.push_str(&format!(
-                        "  {:<30} {:<32} {}\n",
+                        "  {:<30} {:<32} {}{unused}\n",
                         spec.key,
                         e.value.display(),
                         e.origin
@@ -131,6 +137,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
     if let Some(key) = key {
         checks.push(reachability(&base, key.expose()));
     }
+    let typed = Settings::from_config(c);
     let search = [settings::TAVILY_API_KEY, settings::BRAVE_API_KEY]
         .iter()
         .filter(|k| c.secret(k).is_some())
@@ -140,15 +147,31 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
                 .map(|_| settings::SEARXNG_URL.to_string()),
         )
         .collect::<Vec<_>>();
-    checks.push(Check {
-        name: "web search",
-        ok: true,
-        detail: if search.is_empty() {
-            "no web search backend configured: runs use --corpus or the embedded corpus (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY for the web)".into()
-        } else {
-            format!("configured: {}", search.join(", "))
+    let configured = if search.is_empty() {
+        "no web search backend configured".to_string()
+    } else {
+        format!("web search configured: {}", search.join(", "))
+    };
+    // The same decision `dra ask` makes for a run without --corpus or --web.
+    checks.push(match app::evidence_source(&typed, &app::Source::Default) {
+        Ok(app::EvidenceSource::Web) => Check {
+            name: "evidence",
+            ok: true,
+            detail: format!("{configured}; runs search the web (--corpus PATH for local documents)"),
+            fix: None,
         },
-        fix: None,
+        Ok(_) => Check {
+            name: "evidence",
+            ok: true,
+            detail: format!("{configured}; offline runs read the embedded corpus unless given --corpus PATH or --web"),
+            fix: None,
+        },
+        Err(e) => Check {
+            name: "evidence",
+            ok: false,
+            detail: format!("{configured}; online runs without --corpus stop: {e}"),
+            fix: Some("set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, pass --corpus PATH, or --offline".into()),
+        },
     });
     let runs = c.runs_dir();
     checks.push(match crate::config::dir_is_writable(&runs) {
@@ -175,7 +198,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             format!("{} ({n} entries)", path.display())
         } else {
             format!("{} does not exist: no {what} (optional)", path.display())
-        };
+        } + " (not used yet: this version of dra reads none)";
         checks.push(Check {
             name,
             ok: true,

@@ -313,6 +313,7 @@ fn doctor_checks_the_endpoint_when_a_key_is_set() {
         .dra()
         .env("OPENAI_API_KEY", "sk-doctor-canary")
         .env("OPENAI_BASE_URL", &url)
+        .env("SEARXNG_URL", "http://127.0.0.1:9/searx")
         .arg("doctor")
         .assert()
         .success();
@@ -341,6 +342,29 @@ fn doctor_checks_the_endpoint_when_a_key_is_set() {
         .stdout(predicate::str::contains("fix:"))
         .stdout(predicate::str::contains("sk-doctor-canary").not());
     server.join().unwrap();
+}
+
+/// `dra doctor` and `dra ask` make one decision about evidence: with a key
+/// and no search backend, both say the run cannot go ahead (ask exits 2).
+#[test]
+fn doctor_and_ask_agree_on_a_key_without_search() {
+    let sb = Sandbox::new();
+    sb.dra()
+        .env("OPENAI_API_KEY", "sk-doctor-canary")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("DRA_REQUEST_TIMEOUT", "1")
+        .arg("doctor")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("[FAIL] evidence"))
+        .stdout(predicate::str::contains("TAVILY_API_KEY"));
+    sb.dra()
+        .env("OPENAI_API_KEY", "sk-doctor-canary")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .args(["ask", "What changed in HTTP/3?"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no web search backend"));
 }
 
 #[test]

@@ -10,6 +10,12 @@
 //!   cargo bench --bench dedup_merge -- 1000    (chosen sizes)
 //!
 //! Not a test: it measures and prints.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

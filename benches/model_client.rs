@@ -3,6 +3,12 @@
 //! streaming call, next to a bare reqwest POST of the same body (the floor
 //! set by HTTP and the server). Not a test: it measures and prints.
 //!   usage: cargo bench --bench model_client [-- CALLS]   (default 500)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 #[allow(dead_code)]
 #[path = "../tests/model/scripted.rs"]

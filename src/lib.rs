@@ -11,7 +11,6 @@
 //! - [`app`]: the composition root: settings and inputs to a ready engine.
 //! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
 //! - [`cli`]: commands and renderers (the only code that touches the terminal).
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod app;
 pub mod cli;

@@ -22,7 +22,7 @@ use crate::store::{RunDir, RunHeader, new_run_id};
 pub struct AskArgs {
     /// The research question.
     pub question: String,
-    /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
+    /// Research a local corpus instead of the web: a folder of .md/.txt/.html/.pdf files, one such file, or a JSON corpus file.
     #[arg(long, value_name = "PATH")]
     pub corpus: Option<PathBuf>,
     /// Use the offline extractive model even when an API key is set.
@@ -243,8 +243,7 @@ pub fn prepare(
     let (search, fetcher, backend_label): (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String) =
         match source {
             Source::Corpus(path) => {
-                let corpus =
-                    Corpus::from_path(path).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
+                let corpus = load_corpus(g, config, path)?;
                 let label = format!("the corpus {} ({} documents)", path.display(), corpus.len());
                 let web = CorpusWeb::new(Arc::new(corpus));
                 (Arc::new(web.clone()), Arc::new(web), label)
@@ -340,6 +339,42 @@ pub fn prepare(
             anchors: inputs.anchors,
         },
     })
+}
+
+/// Loads `--corpus` with the configured caps, skipping the runs folder,
+/// and tells the user what was skipped or cut.
+fn load_corpus(g: &GlobalArgs, config: &Config, path: &Path) -> Result<Corpus, CliError> {
+    let chatty = !g.quiet && !g.json;
+    let started = std::time::Instant::now();
+    let defaults = crate::corpus::LoadOptions::default();
+    let progress: Option<Arc<crate::corpus::Progress>> = chatty.then(|| {
+        let progress: Arc<crate::corpus::Progress> = Arc::new(move |n, total| {
+            if started.elapsed() >= std::time::Duration::from_secs(1) {
+                errln!("loading corpus... {n} of {total} files");
+            }
+        });
+        progress
+    });
+    let opts = crate::corpus::LoadOptions {
+        max_file_bytes: config
+            .uint(settings::CORPUS_MAX_BYTES)
+            .unwrap_or(defaults.max_file_bytes),
+        max_document_bytes: config
+            .uint(settings::CORPUS_MAX_DOCUMENT_BYTES)
+            .unwrap_or(defaults.max_document_bytes),
+        max_total_bytes: config
+            .uint(settings::CORPUS_MAX_TOTAL_BYTES)
+            .unwrap_or(defaults.max_total_bytes),
+        skip_dirs: vec![config.runs_dir()],
+        progress,
+    };
+    let corpus = Corpus::load(path, &opts).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
+    if !g.quiet {
+        for w in corpus.warnings() {
+            errln!("warning: {}", crate::corpus::printable(w));
+        }
+    }
+    Ok(corpus)
 }
 
 async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {

@@ -2,13 +2,19 @@
 //! folder of .md/.txt/.html files; without it the embedded corpus is used.
 //! Search over it is ranked full-text search (tantivy, BM25).
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod decode;
+mod folder;
 mod index;
 mod load;
+mod walk;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub use index::CorpusIndex;
-pub use load::{CorpusError, load_path};
+pub use load::{CorpusError, LoadOptions, Loaded, Progress, Truncated, load, load_path};
+pub use walk::is_run_dir;
 
 use crate::evidence::SourceType;
 
@@ -52,12 +58,27 @@ pub struct RawDocument {
     pub source_type: Option<SourceType>,
     pub content_type: ContentType,
     pub content: String,
+    /// Authors, publisher and other metadata (front-matter keys dra does not
+    /// use, JSON-LD and OpenGraph fields).
+    pub meta: DocMeta,
+}
+
+/// Metadata of a document beyond its dates and type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocMeta {
+    pub authors: Vec<String>,
+    pub publisher: Option<String>,
+    /// Front-matter keys dra has no use for (`tags`, `author`, ...), kept.
+    pub extra: BTreeMap<String, String>,
 }
 
 /// A loaded, indexed corpus.
 pub struct Corpus {
     pub name: String,
     docs: Vec<RawDocument>,
+    /// What the loader skipped, cut or noticed, for the user.
+    warnings: Vec<String>,
+    truncated: Vec<Truncated>,
     by_url: HashMap<String, usize>,
     index: CorpusIndex,
 }
@@ -68,9 +89,29 @@ impl Corpus {
         Corpus::new("embedded:padmapay".into(), docs)
     }
 
+    /// Loads a corpus with the default caps.
     pub fn from_path(path: &std::path::Path) -> Result<Corpus, CorpusError> {
-        let docs = load_path(path)?;
-        Corpus::new(path.display().to_string(), docs)
+        Corpus::load(path, &LoadOptions::default())
+    }
+
+    /// Loads a corpus file, a folder or a single document; see [`load`].
+    pub fn load(path: &std::path::Path, opts: &LoadOptions) -> Result<Corpus, CorpusError> {
+        let loaded = load(path, opts)?;
+        let mut corpus = Corpus::new(path.display().to_string(), loaded.docs)?;
+        corpus.warnings = loaded.warnings;
+        corpus.truncated = loaded.truncated;
+        Ok(corpus)
+    }
+
+    /// What loading skipped or cut, one line each (shown to the user).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The document at `url` when it was cut to fit a cap.
+    pub fn truncated(&self, url: &str) -> Option<&Truncated> {
+        let key = normalize_url(url);
+        self.truncated.iter().find(|t| normalize_url(&t.url) == key)
     }
 
     pub fn new(name: String, docs: Vec<RawDocument>) -> Result<Corpus, CorpusError> {
@@ -83,6 +124,8 @@ impl Corpus {
         Ok(Corpus {
             name,
             docs,
+            warnings: Vec::new(),
+            truncated: Vec::new(),
             by_url,
             index,
         })
@@ -107,6 +150,20 @@ impl Corpus {
     pub fn docs(&self) -> &[RawDocument] {
         &self.docs
     }
+}
+
+/// A loader message fit for a terminal: file names may hold control
+/// characters or bidi overrides, which never reach the user raw.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || crate::evidence::clean::is_invisible(c) {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// URLs compare without a trailing slash or fragment.

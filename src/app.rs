@@ -38,13 +38,15 @@ pub enum EvidenceSource {
 }
 
 /// What a run is asked to do.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RunInputs {
     pub question: String,
     pub source: Source,
     /// A per-run model endpoint (checked against the allowlist).
     pub base_url: Option<String>,
     pub anchors: EntityAnchors,
+    /// Told how a long corpus load is going (files read, files in all).
+    pub corpus_progress: Option<Arc<crate::corpus::Progress>>,
 }
 
 /// Something the user should be told before the run starts.
@@ -141,10 +143,29 @@ fn domain_prompt(settings: &Settings) -> Result<Option<String>, SetupError> {
 
 type Backends = (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String);
 
-fn backends(settings: &Settings, source: &EvidenceSource) -> Result<Backends, SetupError> {
+fn backends(
+    settings: &Settings,
+    source: &EvidenceSource,
+    progress: Option<Arc<crate::corpus::Progress>>,
+    notes: &mut Vec<Note>,
+) -> Result<Backends, SetupError> {
     match source {
         EvidenceSource::Corpus(path) => {
-            let corpus = Corpus::from_path(path).map_err(|e| SetupError::Usage(e.to_string()))?;
+            let opts = crate::corpus::LoadOptions {
+                max_file_bytes: settings.corpus.max_file_bytes,
+                max_document_bytes: settings.corpus.max_document_bytes,
+                max_total_bytes: settings.corpus.max_total_bytes,
+                // dra's own output is never evidence.
+                skip_dirs: vec![settings.runs_dir.clone()],
+                progress,
+            };
+            let corpus = Corpus::load(path, &opts).map_err(|e| SetupError::Usage(e.to_string()))?;
+            notes.extend(
+                corpus
+                    .warnings()
+                    .iter()
+                    .map(|w| Note::warning(crate::corpus::printable(w))),
+            );
             let label = format!("the corpus {} ({} documents)", path.display(), corpus.len());
             let web = CorpusWeb::new(Arc::new(corpus));
             Ok((Arc::new(web.clone()), Arc::new(web), label))
@@ -203,7 +224,12 @@ pub fn prepare(
         RunMode::Offline => ModelRouter::single(Arc::new(OfflineModel)),
     };
     let source = evidence_source(settings, &inputs.source)?;
-    let (search, fetcher, backend_label) = backends(settings, &source)?;
+    let (search, fetcher, backend_label) = backends(
+        settings,
+        &source,
+        inputs.corpus_progress.clone(),
+        &mut notes,
+    )?;
     if source == EvidenceSource::Embedded && inputs.source == Source::Default {
         notes.push(Note::info(
             "no --corpus or --web: researching the embedded corpus (pages about a fictional company)",

@@ -130,12 +130,26 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             },
             base_url: args.base_url.clone(),
             anchors,
+            corpus_progress: corpus_progress(g),
         },
     )
     .map_err(setup_error)?;
     print_notes(g, &prepared.notes);
     let runtime = runtime()?;
     runtime.block_on(drive(g, prepared.engine, prepared.request))
+}
+
+/// "loading corpus... n of N files" on stderr once a load takes a second.
+fn corpus_progress(g: &GlobalArgs) -> Option<std::sync::Arc<crate::corpus::Progress>> {
+    if g.quiet || g.json {
+        return None;
+    }
+    let started = std::time::Instant::now();
+    Some(std::sync::Arc::new(move |n, total| {
+        if started.elapsed() >= std::time::Duration::from_secs(1) {
+            errln!("loading corpus... {n} of {total} files");
+        }
+    }))
 }
 
 /// Warnings always; what the run will do unless `-q` or `--json`.

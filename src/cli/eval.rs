@@ -278,6 +278,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 source,
                 base_url: None,
                 anchors: case.entity.clone(),
+                corpus_progress: None,
             },
         )
         .map_err(setup_error)?;

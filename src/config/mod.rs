@@ -17,7 +17,9 @@ use serde_json::Value as Json;
 pub use secret::Secret;
 pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};
-pub use typed::{FetchSettings, Limits, ModelSettings, SearchSettings, Settings, table_default};
+pub use typed::{
+    CorpusSettings, FetchSettings, Limits, ModelSettings, SearchSettings, Settings, table_default,
+};
 
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

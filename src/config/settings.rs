@@ -101,6 +101,9 @@ pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
 pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
 pub const MEMORY: &str = "DRA_MEMORY";
 pub const TODAY: &str = "DRA_TODAY";
+pub const CORPUS_MAX_BYTES: &str = "DRA_CORPUS_MAX_BYTES";
+pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
+pub const CORPUS_MAX_TOTAL_BYTES: &str = "DRA_CORPUS_MAX_TOTAL_BYTES";
 
 /// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SETTINGS: &[SettingSpec] = &[
@@ -238,6 +241,24 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Date,
         None,
         "The date a run takes as today for freshness and as-of dates (default: the real date; pin it for reproducible runs)",
+    ),
+    s(
+        CORPUS_MAX_BYTES,
+        Kind::Uint { min: 1024 },
+        Some("134217728"),
+        "Largest JSON corpus file read, in bytes (128 MiB); a larger one is refused",
+    ),
+    s(
+        CORPUS_MAX_DOCUMENT_BYTES,
+        Kind::Uint { min: 1024 },
+        Some("16777216"),
+        "Most of one corpus document read, in bytes (16 MiB); the rest is cut with a warning",
+    ),
+    s(
+        CORPUS_MAX_TOTAL_BYTES,
+        Kind::Uint { min: 1024 },
+        Some("268435456"),
+        "Most read from a corpus folder in all, in bytes (256 MiB); later files are skipped with a warning",
     ),
     s(
         RUNS_DIR,

@@ -87,6 +87,14 @@ impl Default for FetchSettings {
     }
 }
 
+/// Caps on reading a local corpus.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CorpusSettings {
+    pub max_file_bytes: u64,
+    pub max_document_bytes: u64,
+    pub max_total_bytes: u64,
+}
+
 /// Everything dra reads from configuration, typed.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -97,6 +105,7 @@ pub struct Settings {
     pub model: ModelSettings,
     pub search: SearchSettings,
     pub fetch: FetchSettings,
+    pub corpus: CorpusSettings,
     pub limits: Limits,
     pub max_parallel: usize,
     pub offline: bool,
@@ -148,6 +157,11 @@ impl Settings {
                 allowlist: c.list(keys::FETCH_ALLOWLIST),
                 max_bytes: uint(keys::FETCH_MAX_BYTES),
                 timeout: seconds(keys::FETCH_TIMEOUT),
+            },
+            corpus: CorpusSettings {
+                max_file_bytes: uint(keys::CORPUS_MAX_BYTES),
+                max_document_bytes: uint(keys::CORPUS_MAX_DOCUMENT_BYTES),
+                max_total_bytes: uint(keys::CORPUS_MAX_TOTAL_BYTES),
             },
             limits: Limits {
                 max_tool_calls: uint(keys::MAX_TOOL_CALLS),

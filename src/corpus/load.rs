@@ -1,18 +1,29 @@
-//! Loading a corpus: the JSON format or a folder of documents. Errors name
-//! the file, the document and the field.
+//! Loading a corpus: the JSON format, a folder of documents, or a single
+//! document. The JSON format is strict (errors name the file, the document
+//! and the field); a folder survives bad files (each skipped with a
+//! warning). Everything read is capped: the corpus file, each document and
+//! the total.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{ContentType, RawDocument};
+use super::{ContentType, RawDocument, decode, folder, walk};
+use crate::config::{Value as Setting, settings, table_default};
 use crate::document::{SourceType, normalize_date};
-use crate::evidence::clean;
+
+/// A cap's default, from the settings table (the one place defaults live).
+fn table_uint(key: &str) -> u64 {
+    match table_default(key) {
+        Some(Setting::Uint(n)) => n,
+        _ => u64::MAX,
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    #[error("cannot read corpus {path}: {source}")]
+    #[error("cannot read corpus {}: {}", path.display(), io_reason(source))]
     Read {
         path: PathBuf,
         source: std::io::Error,
@@ -29,10 +40,90 @@ pub enum CorpusError {
         field: String,
         problem: String,
     },
-    #[error("corpus {path}: no .md, .markdown, .txt, .html, .htm or .pdf files found")]
-    EmptyFolder { path: PathBuf },
+    #[error(
+        "corpus {}: no readable .md, .markdown, .txt, .html, .htm or .pdf files found{}",
+        path.display(),
+        if *skipped > 0 { format!(" ({skipped} skipped: {first})") } else { String::new() }
+    )]
+    EmptyFolder {
+        path: PathBuf,
+        skipped: usize,
+        first: String,
+    },
+    #[error(
+        "corpus {}: larger than {cap} bytes; raise DRA_CORPUS_MAX_BYTES to read it",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, cap: u64 },
     #[error("corpus index: {0}")]
     Index(String),
+}
+
+/// An OS error's message once (`std::io::Error`'s Display repeats nothing,
+/// but callers must not add it again).
+pub fn io_reason(e: &std::io::Error) -> String {
+    e.to_string()
+}
+
+/// Called with the number of files read so far, every
+/// [`PROGRESS_EVERY`] files of a folder.
+pub type Progress = dyn Fn(usize, usize) + Send + Sync;
+pub const PROGRESS_EVERY: usize = 500;
+
+/// How a corpus is loaded: caps and what to skip.
+#[derive(Clone)]
+pub struct LoadOptions {
+    /// The largest corpus file (JSON) read, in bytes; a larger one is an error.
+    pub max_file_bytes: u64,
+    /// The most of one document read; the rest is cut, with a warning.
+    pub max_document_bytes: u64,
+    /// The most read from a folder in all; later files are not read.
+    pub max_total_bytes: u64,
+    /// Folders never read (dra's runs folder).
+    pub skip_dirs: Vec<PathBuf>,
+    /// Told (files read, files in all) as a folder loads.
+    pub progress: Option<std::sync::Arc<Progress>>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            max_file_bytes: table_uint(settings::CORPUS_MAX_BYTES),
+            max_document_bytes: table_uint(settings::CORPUS_MAX_DOCUMENT_BYTES),
+            max_total_bytes: table_uint(settings::CORPUS_MAX_TOTAL_BYTES),
+            skip_dirs: Vec::new(),
+            progress: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for LoadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("max_file_bytes", &self.max_file_bytes)
+            .field("max_document_bytes", &self.max_document_bytes)
+            .field("max_total_bytes", &self.max_total_bytes)
+            .field("skip_dirs", &self.skip_dirs)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A document cut to fit a cap: its text past the cut was never read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Truncated {
+    pub url: String,
+    pub file: String,
+    /// What was kept, e.g. "the first 16777216 bytes".
+    pub kept: String,
+}
+
+/// A loaded corpus and what the loader has to tell the user.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub docs: Vec<RawDocument>,
+    /// One line per skipped or cut file, then a summary; never printed here.
+    pub warnings: Vec<String>,
+    pub truncated: Vec<Truncated>,
 }
 
 const DOC_FIELDS: &[&str] = &[
@@ -45,24 +136,68 @@ const DOC_FIELDS: &[&str] = &[
     "content",
 ];
 
-/// Loads a JSON corpus file or a folder.
+/// Loads a JSON corpus file or a folder with the default caps.
 pub fn load_path(path: &Path) -> Result<Vec<RawDocument>, CorpusError> {
+    load(path, &LoadOptions::default()).map(|l| l.docs)
+}
+
+/// Loads a corpus: a folder, a single document (.md, .markdown, .txt,
+/// .html, .htm, .pdf) or a JSON corpus file.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
     let meta = std::fs::metadata(path).map_err(|source| CorpusError::Read {
         path: path.to_path_buf(),
         source,
     })?;
     if meta.is_dir() {
-        return load_dir(path);
+        return load_dir(path, opts);
     }
-    let text = std::fs::read_to_string(path).map_err(|source| CorpusError::Read {
-        path: path.to_path_buf(),
-        source,
+    if folder::kind_of(path).is_some() {
+        let mut loaded = Loaded::default();
+        let mut budget = opts.max_total_bytes;
+        let doc = folder::read_file(path, opts.max_document_bytes, &mut budget, &mut loaded)
+            .map_err(|problem| CorpusError::Shape {
+                file: path.display().to_string(),
+                problem,
+            })?;
+        loaded.docs.push(doc);
+        return Ok(loaded);
+    }
+    let capped =
+        decode::read_capped(path, opts.max_file_bytes).map_err(|source| CorpusError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if capped.cut {
+        return Err(CorpusError::TooLarge {
+            path: path.to_path_buf(),
+            cap: opts.max_file_bytes,
+        });
+    }
+    let file = path.display().to_string();
+    let text = decode::decode(&capped.bytes, false).map_err(|e| CorpusError::Json {
+        file: file.clone(),
+        message: format!(
+            "{e} (a corpus is a folder, a .md, .txt, .html or .pdf file, or a JSON corpus file)"
+        ),
     })?;
-    parse_json(&text, &path.display().to_string())
+    let docs = parse_json(&text.text, &file)?;
+    let mut loaded = Loaded {
+        docs,
+        ..Loaded::default()
+    };
+    let docs = std::mem::take(&mut loaded.docs);
+    for doc in &docs {
+        if doc.content_type != ContentType::Html {
+            folder::note_stored_cap(&doc.url, &doc.url, &doc.content, &mut loaded);
+        }
+    }
+    loaded.docs = docs;
+    Ok(loaded)
 }
 
 /// Parses the JSON corpus format, strictly.
 pub fn parse_json(text: &str, file: &str) -> Result<Vec<RawDocument>, CorpusError> {
+    let text = decode::strip_bom(text);
     let root: Value = serde_json::from_str(text).map_err(|e| CorpusError::Json {
         file: file.to_string(),
         message: e.to_string(),
@@ -173,12 +308,13 @@ pub fn parse_json(text: &str, file: &str) -> Result<Vec<RawDocument>, CorpusErro
             source_type,
             content_type,
             content,
+            meta: Default::default(),
         });
     }
     Ok(out)
 }
 
-fn sniff(content: &str) -> ContentType {
+pub(super) fn sniff(content: &str) -> ContentType {
     let head = content
         .trim_start()
         .get(..200)
@@ -191,223 +327,76 @@ fn sniff(content: &str) -> ContentType {
     }
 }
 
-fn load_dir(dir: &Path) -> Result<Vec<RawDocument>, CorpusError> {
-    let mut files = Vec::new();
-    collect_files(dir, &mut files)?;
-    files.sort();
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    for path in files {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
-        let content_type = match ext.as_str() {
-            "md" | "markdown" => ContentType::Markdown,
-            "txt" => ContentType::Plain,
-            "html" | "htm" => ContentType::Html,
-            "pdf" => {
-                let doc = pdf_document(&path)?;
-                if !seen.insert(super::normalize_url(&doc.url)) {
-                    return Err(CorpusError::Shape {
-                        file: path.display().to_string(),
-                        problem: format!("url {} is used by another file", doc.url),
-                    });
-                }
-                out.push(doc);
+fn load_dir(dir: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
+    let walked = walk::walk(dir, &opts.skip_dirs);
+    let mut loaded = Loaded {
+        warnings: walked.warnings,
+        ..Loaded::default()
+    };
+    let mut skipped = walked.unreadable;
+    let mut seen: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
+    let mut budget = opts.max_total_bytes;
+    let files: Vec<&PathBuf> = walked
+        .files
+        .iter()
+        .filter(|p| folder::kind_of(p).is_some())
+        .collect();
+    for (n, path) in files.iter().enumerate() {
+        if let Some(progress) = &opts.progress
+            && n > 0
+            && n % PROGRESS_EVERY == 0
+        {
+            progress(n, files.len());
+        }
+        if budget == 0 {
+            let left = files.len() - n;
+            loaded.warnings.push(format!(
+                "stopped reading after {n} files: the corpus reached its total cap of {} bytes (DRA_CORPUS_MAX_TOTAL_BYTES); {left} files not read",
+                opts.max_total_bytes
+            ));
+            skipped += left;
+            break;
+        }
+        let doc = match folder::read_file(path, opts.max_document_bytes, &mut budget, &mut loaded) {
+            Ok(doc) => doc,
+            Err(e) => {
+                skipped += 1;
+                loaded
+                    .warnings
+                    .push(format!("skipped {}: {e}", path.display()));
                 continue;
             }
-            _ => continue,
         };
-        let text = std::fs::read_to_string(&path).map_err(|source| CorpusError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let file = path.display().to_string();
-        let doc = match content_type {
-            ContentType::Html => html_document(&path, text),
-            _ => text_document(&path, &file, text, content_type)?,
-        };
-        if !seen.insert(super::normalize_url(&doc.url)) {
-            return Err(CorpusError::Shape {
-                file,
-                problem: format!("url {} is used by another file", doc.url),
-            });
-        }
-        out.push(doc);
-    }
-    if out.is_empty() {
-        return Err(CorpusError::EmptyFolder {
-            path: dir.to_path_buf(),
-        });
-    }
-    Ok(out)
-}
-
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CorpusError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| CorpusError::Read {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    for entry in entries {
-        let entry = entry.map_err(|source| CorpusError::Read {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let path = entry.path();
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
+        let key = super::normalize_url(&doc.url);
+        if let Some(first) = seen.get(&key) {
+            skipped += 1;
+            loaded.warnings.push(format!(
+                "skipped {}: its url {} is already used by {} (the first by path is kept)",
+                path.display(),
+                doc.url,
+                first.display()
+            ));
             continue;
         }
-        if path.is_dir() {
-            collect_files(&path, out)?;
-        } else {
-            out.push(path);
-        }
+        seen.insert(key, path.to_path_buf());
+        loaded.docs.push(doc);
     }
-    Ok(())
-}
-
-fn file_url(path: &Path) -> String {
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    format!("file://{}", abs.display())
-}
-
-/// A PDF's text (pure Rust, isolated: the extractor panics on odd files).
-fn pdf_document(path: &Path) -> Result<RawDocument, CorpusError> {
-    let bytes = std::fs::read(path).map_err(|source| CorpusError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let extracted =
-        crate::evidence::extract::catch_quietly(|| crate::evidence::extract::pdf_text(&bytes))
-            .unwrap_or_else(|_| Err("the PDF extractor cannot read this file".into()))
-            .map_err(|problem| CorpusError::Shape {
-                file: path.display().to_string(),
-                problem: format!("cannot read the PDF: {problem}"),
-            })?;
-    Ok(RawDocument {
-        url: file_url(path),
-        title: extracted.title,
-        published: extracted.published.as_deref().and_then(normalize_date),
-        updated: extracted.modified.as_deref().and_then(normalize_date),
-        source_type: None,
-        content_type: ContentType::Plain,
-        content: extracted.text,
-    })
-}
-
-fn html_document(path: &Path, content: String) -> RawDocument {
-    let page = clean::clean_html(&content);
-    RawDocument {
-        url: page
-            .canonical
-            .clone()
-            .filter(|u| u.starts_with("http://") || u.starts_with("https://"))
-            .unwrap_or_else(|| file_url(path)),
-        title: page.title.clone(),
-        published: page.published.as_deref().and_then(normalize_date),
-        updated: page.modified.as_deref().and_then(normalize_date),
-        source_type: page.source_type.as_deref().and_then(SourceType::parse),
-        content_type: ContentType::Html,
-        content,
-    }
-}
-
-/// Markdown and text files may open with `---` front matter of `key: value` lines.
-fn text_document(
-    path: &Path,
-    file: &str,
-    text: String,
-    content_type: ContentType,
-) -> Result<RawDocument, CorpusError> {
-    let mut doc = RawDocument {
-        url: file_url(path),
-        title: None,
-        published: None,
-        updated: None,
-        source_type: None,
-        content_type,
-        content: text.clone(),
-    };
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        doc.title = first_heading(&text);
-        return Ok(doc);
-    };
-    let Some(end) = rest.find("\n---") else {
-        return Err(CorpusError::Shape {
-            file: file.to_string(),
-            problem: "front matter opened with --- is never closed".into(),
+    if loaded.docs.is_empty() {
+        return Err(CorpusError::EmptyFolder {
+            path: dir.to_path_buf(),
+            skipped,
+            first: loaded.warnings.first().cloned().unwrap_or_default(),
         });
-    };
-    let (front, body) = rest.split_at(end);
-    let body = body
-        .trim_start_matches("\n---")
-        .trim_start_matches(['\r', '\n']);
-    let field_err = |field: &str, problem: String| CorpusError::Field {
-        file: file.to_string(),
-        index: 1,
-        url: String::new(),
-        field: field.to_string(),
-        problem,
-    };
-    for line in front.lines().filter(|l| !l.trim().is_empty()) {
-        let Some((k, v)) = line.split_once(':') else {
-            return Err(field_err(
-                line.trim(),
-                "front matter lines are `key: value`".into(),
-            ));
-        };
-        let (k, v) = (k.trim(), v.trim().trim_matches('"').to_string());
-        match k {
-            "url" => {
-                if !(v.starts_with("http://") || v.starts_with("https://")) {
-                    return Err(field_err(
-                        "url",
-                        format!("must be an http(s) URL, got {v:?}"),
-                    ));
-                }
-                doc.url = v;
-            }
-            "title" => doc.title = Some(v),
-            "published" | "updated" => {
-                let d = normalize_date(&v)
-                    .ok_or_else(|| field_err(k, format!("expected YYYY-MM-DD, got {v:?}")))?;
-                if k == "published" {
-                    doc.published = Some(d);
-                } else {
-                    doc.updated = Some(d);
-                }
-            }
-            "source_type" => {
-                doc.source_type = Some(
-                    SourceType::parse(&v)
-                        .ok_or_else(|| field_err("source_type", format!("unknown {v:?}")))?,
-                )
-            }
-            other => {
-                return Err(field_err(
-                    other,
-                    "unknown front matter key (expected url, title, published, updated, source_type)".into(),
-                ));
-            }
-        }
     }
-    doc.content = body.to_string();
-    if doc.title.is_none() {
-        doc.title = first_heading(body);
+    if skipped > 0 {
+        loaded.warnings.push(format!(
+            "read {} documents from {}; skipped {skipped} file{} (see above)",
+            loaded.docs.len(),
+            dir.display(),
+            if skipped == 1 { "" } else { "s" }
+        ));
     }
-    Ok(doc)
-}
-
-fn first_heading(text: &str) -> Option<String> {
-    text.lines()
-        .find(|l| l.starts_with("# "))
-        .map(|l| l.trim_start_matches("# ").trim().to_string())
+    Ok(loaded)
 }
 
 #[cfg(test)]

@@ -2,17 +2,23 @@
 //! folder of .md/.txt/.html files; without it the embedded corpus is used.
 //! Search over it is ranked full-text search (tantivy, BM25).
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod decode;
+mod folder;
 mod index;
 mod load;
+mod walk;
 mod web;
 
 use std::collections::HashMap;
 
 pub use index::CorpusIndex;
-pub use load::{CorpusError, load_path};
+pub use load::{CorpusError, LoadOptions, Loaded, Progress, Truncated, load, load_path};
+pub use walk::is_run_dir;
 
 pub use crate::document::{
-    ContentType, RawDocument, normalize_date, normalize_date_opt, normalize_url,
+    ContentType, DocMeta, RawDocument, normalize_date, normalize_date_opt, normalize_url,
 };
 pub use web::CorpusWeb;
 
@@ -24,6 +30,9 @@ pub const EMBEDDED_JSON: &str = include_str!("embedded/padmapay.json");
 pub struct Corpus {
     pub name: String,
     docs: Vec<RawDocument>,
+    /// What the loader skipped, cut or noticed, for the user.
+    warnings: Vec<String>,
+    truncated: Vec<Truncated>,
     by_url: HashMap<String, usize>,
     index: CorpusIndex,
 }
@@ -34,9 +43,29 @@ impl Corpus {
         Corpus::new("embedded:padmapay".into(), docs)
     }
 
+    /// Loads a corpus with the default caps.
     pub fn from_path(path: &std::path::Path) -> Result<Corpus, CorpusError> {
-        let docs = load_path(path)?;
-        Corpus::new(path.display().to_string(), docs)
+        Corpus::load(path, &LoadOptions::default())
+    }
+
+    /// Loads a corpus file, a folder or a single document; see [`load`].
+    pub fn load(path: &std::path::Path, opts: &LoadOptions) -> Result<Corpus, CorpusError> {
+        let loaded = load(path, opts)?;
+        let mut corpus = Corpus::new(path.display().to_string(), loaded.docs)?;
+        corpus.warnings = loaded.warnings;
+        corpus.truncated = loaded.truncated;
+        Ok(corpus)
+    }
+
+    /// What loading skipped or cut, one line each (shown to the user).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The document at `url` when it was cut to fit a cap.
+    pub fn truncated(&self, url: &str) -> Option<&Truncated> {
+        let key = normalize_url(url);
+        self.truncated.iter().find(|t| normalize_url(&t.url) == key)
     }
 
     pub fn new(name: String, docs: Vec<RawDocument>) -> Result<Corpus, CorpusError> {
@@ -49,6 +78,8 @@ impl Corpus {
         Ok(Corpus {
             name,
             docs,
+            warnings: Vec::new(),
+            truncated: Vec::new(),
             by_url,
             index,
         })
@@ -73,4 +104,18 @@ impl Corpus {
     pub fn docs(&self) -> &[RawDocument] {
         &self.docs
     }
+}
+
+/// A loader message fit for a terminal: file names may hold control
+/// characters or bidi overrides, which never reach the user raw.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || crate::evidence::clean::is_invisible(c) {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect()
 }

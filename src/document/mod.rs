@@ -43,6 +43,18 @@ pub struct RawDocument {
     pub source_type: Option<SourceType>,
     pub content_type: ContentType,
     pub content: String,
+    /// Authors, publisher and other metadata (front-matter keys dra does not
+    /// use, JSON-LD and OpenGraph fields).
+    pub meta: DocMeta,
+}
+
+/// Metadata of a document beyond its dates and type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocMeta {
+    pub authors: Vec<String>,
+    pub publisher: Option<String>,
+    /// Front-matter keys dra has no use for (`tags`, `author`, ...), kept.
+    pub extra: std::collections::BTreeMap<String, String>,
 }
 
 /// URLs compare without a trailing slash or fragment.

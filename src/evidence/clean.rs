@@ -29,6 +29,9 @@ pub struct CleanPage {
     pub modified: Option<String>,
     pub canonical: Option<String>,
     pub source_type: Option<String>,
+    /// Authors and publisher the markup names (JSON-LD, meta tags).
+    pub authors: Vec<String>,
+    pub publisher: Option<String>,
     pub hidden: Vec<HiddenFragment>,
 }
 
@@ -38,36 +41,18 @@ const DROP_TAGS: &str = "script, style, template, noscript, iframe, object, embe
 /// Cleans an HTML page.
 pub fn clean_html(html: &str) -> CleanPage {
     let doc = Document::from(html);
+    let meta = crate::web::metadata::read(&doc);
     let mut page = CleanPage {
         title: first_text(&doc, "title").or_else(|| first_text(&doc, "h1")),
-        published: meta(
-            &doc,
-            &[
-                "meta[property='article:published_time']",
-                "meta[name='article:published_time']",
-                "meta[name='date']",
-                "meta[name='pubdate']",
-                "meta[itemprop='datePublished']",
-                "time[datetime]",
-            ],
-        ),
-        modified: meta(
-            &doc,
-            &[
-                "meta[property='article:modified_time']",
-                "meta[name='article:modified_time']",
-                "meta[name='last-modified']",
-                "meta[itemprop='dateModified']",
-            ],
-        ),
+        published: meta.published,
+        modified: meta.modified,
         canonical: doc
             .select("link[rel='canonical']")
             .attr("href")
             .map(|s| s.to_string()),
-        source_type: doc
-            .select("meta[name='dra:source_type']")
-            .attr("content")
-            .map(|s| s.trim().to_ascii_lowercase()),
+        source_type: meta.source_type,
+        authors: meta.authors,
+        publisher: meta.publisher,
         ..CleanPage::default()
     };
 
@@ -142,16 +127,6 @@ fn first_text(doc: &Document, sel: &str) -> Option<String> {
         .first()
         .map(|n| tidy(&n.text()))
         .filter(|t| !t.is_empty())
-}
-
-fn meta(doc: &Document, selectors: &[&str]) -> Option<String> {
-    selectors.iter().find_map(|sel| {
-        let s = doc.select(sel);
-        let node = *s.nodes().first()?;
-        let v = node.attr("content").or_else(|| node.attr("datetime"))?;
-        let v = v.trim();
-        (!v.is_empty()).then(|| v.to_string())
-    })
 }
 
 /// Why an element is invisible to a human reader, if it is.

@@ -17,6 +17,11 @@ pub struct MainText {
     pub text: String,
     pub published: Option<String>,
     pub modified: Option<String>,
+    /// Kind of source, authors and publisher from the markup (JSON-LD,
+    /// OpenGraph, meta tags): see [`super::metadata`].
+    pub source_type: Option<String>,
+    pub authors: Vec<String>,
+    pub publisher: Option<String>,
     /// True when readability found an article; false when `text` is the
     /// whole cleaned page instead.
     pub article: bool,
@@ -79,6 +84,9 @@ pub fn main_text_at(html: &str, url: Option<&str>) -> MainText {
         title: fallback.title.clone().filter(|t| !t.is_empty()),
         published: fallback.published.as_deref().and_then(normalize_date_opt),
         modified: fallback.modified.as_deref().and_then(normalize_date_opt),
+        source_type: fallback.source_type.clone(),
+        authors: fallback.authors.clone(),
+        publisher: fallback.publisher.clone(),
         ..MainText::default()
     };
     if let Some(article) = article {
@@ -91,19 +99,18 @@ pub fn main_text_at(html: &str, url: Option<&str>) -> MainText {
         if !title.is_empty() {
             out.title = Some(title);
         }
-        if let Some(d) = article
-            .published_time
-            .as_deref()
-            .and_then(normalize_date_opt)
-        {
-            out.published = Some(d);
+        // The markup's own dates (JSON-LD, meta, <time>) come first.
+        if out.published.is_none() {
+            out.published = article
+                .published_time
+                .as_deref()
+                .and_then(normalize_date_opt);
         }
-        if let Some(d) = article
-            .modified_time
-            .as_deref()
-            .and_then(normalize_date_opt)
-        {
-            out.modified = Some(d);
+        if out.modified.is_none() {
+            out.modified = article
+                .modified_time
+                .as_deref()
+                .and_then(normalize_date_opt);
         }
     }
     if !out.article {

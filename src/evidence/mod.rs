@@ -244,6 +244,7 @@ mod tests {
             source_type: None,
             content_type: ContentType::Html,
             content: html,
+            meta: Default::default(),
         };
         let page = assess(&raw, &EntityAnchors::default(), "2026-11-29");
         assert!(page.text.contains("ninety trucks"), "{}", page.text);

@@ -233,6 +233,7 @@ impl HttpFetcher {
             source_type: None,
             content_type: ContentType::Plain,
             content: String::new(),
+            meta: Default::default(),
         };
         match kind {
             Kind::Html => {
@@ -248,6 +249,12 @@ impl HttpFetcher {
                 doc.title = main.title.and_then(safe_title);
                 doc.published = main.published;
                 doc.updated = main.modified;
+                doc.source_type = main
+                    .source_type
+                    .as_deref()
+                    .and_then(crate::evidence::SourceType::parse);
+                doc.meta.authors = main.authors;
+                doc.meta.publisher = main.publisher;
                 doc.content_type = ContentType::Html;
                 doc.content = html;
             }

@@ -5,9 +5,12 @@
 //! - [`ssrf`]: the guard every fetched URL and redirect hop passes.
 //! - [`fetch`]: [`HttpFetcher`], the `Fetcher` for the open web.
 //! - [`extract`]: main text of HTML (readability) and text of PDF.
+//! - [`metadata`]: dates, authors, publisher and source type from JSON-LD,
+//!   OpenGraph and `<time>`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod fetch;
+pub mod metadata;
 pub mod search;
 pub mod ssrf;
 

@@ -1,6 +1,7 @@
 mod ask;
 mod commands;
 mod common;
+mod corpus_loading;
 mod online;
 mod redteam;
 mod scripted_offline;

@@ -189,6 +189,8 @@ pub struct RunCtx {
     pub lessons: Lessons,
     /// URLs not fetched because memory knows their domain is bad.
     skipped: Mutex<Vec<(String, String)>>,
+    /// The report gate's claim check of the accepted report.
+    pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
 }
 
 pub struct RunCtxInit {
@@ -236,6 +238,7 @@ impl RunCtx {
             domain_prompt: init.domain_prompt,
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),
+            claim_tally: Mutex::new(None),
         }
     }
 

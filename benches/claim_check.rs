@@ -25,7 +25,10 @@ struct Page {
 }
 
 fn corpus() -> Vec<Page> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/corpus/embedded/padmapay.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/corpus/embedded/padmapay.json"
+    );
     let raw = std::fs::read_to_string(path).unwrap_or_default();
     let v: serde_json::Value = serde_json::from_str(&raw).unwrap_or_default();
     v["documents"]
@@ -54,7 +57,11 @@ fn corpus() -> Vec<Page> {
 /// Pads each page to about `chars` with text of the other pages (as real
 /// pages carry navigation, related stories and comments).
 fn padded(pages: &[Page], chars: usize) -> Vec<Page> {
-    let filler: String = pages.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n");
+    let filler: String = pages
+        .iter()
+        .map(|p| p.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     pages
         .iter()
         .map(|p| {
@@ -75,13 +82,18 @@ fn padded(pages: &[Page], chars: usize) -> Vec<Page> {
 /// 30 cited sentences: even ones quote a sentence of a page, odd ones
 /// restate one without quotation marks, minus its first word.
 fn report(pages: &[Page]) -> String {
-    let mut md = String::from("# PadmaPay: research report\n\n**Question:** Is PadmaPay reliable?\n\n## Findings\n\n");
+    let mut md = String::from(
+        "# PadmaPay: research report\n\n**Question:** Is PadmaPay reliable?\n\n## Findings\n\n",
+    );
     for i in 0..SENTENCES {
         let n = i % pages.len();
         let ss = sentences::split(&pages[n].text);
         let s = ss[(i / pages.len()) % ss.len()].trim_end_matches('.');
         if i % 2 == 0 {
-            md.push_str(&format!("- \"{s}\" [{}] (confidence 0.90, as of 2026-01-01)\n", n + 1));
+            md.push_str(&format!(
+                "- \"{s}\" [{}] (confidence 0.90, as of 2026-01-01)\n",
+                n + 1
+            ));
         } else {
             let rest = s.split_once(' ').map(|x| x.1).unwrap_or(s);
             md.push_str(&format!("Reportedly, {rest} [{}].\n", n + 1));
@@ -123,7 +135,11 @@ fn main() {
         "page chars", "prepare ms", "check ms", "total ms", "us/sentence", "supported"
     );
     for target in [0usize, 15_000, 60_000] {
-        let pages = if target == 0 { padded(&base, 0) } else { padded(&base, target) };
+        let pages = if target == 0 {
+            padded(&base, 0)
+        } else {
+            padded(&base, target)
+        };
         let avg = pages.iter().map(|p| p.text.len()).sum::<usize>() / pages.len().max(1);
         let md = report(&pages);
         let (mut prep, mut chk) = (Vec::new(), Vec::new());

@@ -10,13 +10,13 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::ask::{RunInputs, Source, prepare, runtime};
+use super::lint_report::{SourceRef, check_report};
 use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
 use crate::engine::{Engine, RunSummary};
 use crate::evidence::quotes;
 use crate::protocol::{EntityAnchors, Op};
 use crate::report::{SourceEntry, citations};
 use crate::store::page_text_file;
-use super::lint_report::{SourceRef, check_report};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {

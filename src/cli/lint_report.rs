@@ -15,8 +15,8 @@ use serde::Deserialize;
 
 use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
 use crate::corpus::normalize_url;
-use crate::report::claim_check::{self, Check, Library, SourceInput};
 use crate::report::citations::{self, Problem, ProblemKind};
+use crate::report::claim_check::{self, Check, Library, SourceInput};
 use crate::report::hygiene;
 use crate::store::page_text_name;
 
@@ -60,7 +60,10 @@ pub fn listed_urls(markdown: &str) -> BTreeMap<usize, (usize, String)> {
         .into_iter()
         .filter_map(|(line, n)| {
             let text = lines.get(line - 1)?;
-            let url = URL.find(text)?.as_str().trim_end_matches(['.', ',', ';', ')']);
+            let url = URL
+                .find(text)?
+                .as_str()
+                .trim_end_matches(['.', ',', ';', ')']);
             Some((n, (line + offset, url.to_string())))
         })
         .collect()
@@ -137,10 +140,7 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
                 Some(s) if normalize_url(&s.url) != normalize_url(url) => problems.push(Problem {
                     line: *line,
                     kind: ProblemKind::WrongUrl,
-                    message: format!(
-                        "[{n}] is {url} in the report but {} in sources.json",
-                        s.url
-                    ),
+                    message: format!("[{n}] is {url} in the report but {} in sources.json", s.url),
                 }),
                 Some(_) => {}
                 None => problems.push(Problem {
@@ -153,7 +153,9 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
     }
     let mut claims = None;
     if let Some(dir) = &args.pages {
-        if !dir.is_dir() {
+        // A run that accepted no page has no pages/ folder, and nothing to cite.
+        let cites = !citations::citations(citations::split_sources(&text).0).is_empty();
+        if !dir.is_dir() && cites {
             return Err(CliError::Usage(anyhow::anyhow!(
                 "--pages {} is not a folder",
                 dir.display()

@@ -15,9 +15,8 @@ use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
 use crate::protocol::Verdict;
 use crate::protocol::{
-    ClaimSupport,
-    AskRequest, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode, StatusReason,
-    StatusState,
+    AskRequest, ClaimSupport, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode,
+    StatusReason, StatusState,
 };
 use crate::report;
 use crate::store::RecorderHandle;
@@ -306,7 +305,9 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             .take()
             .filter(|_| reason == StatusReason::ReportDelivered);
         let claims = match gate {
-            Some(g) => ClaimSupport::new(g.checked, g.supported, g.removed + enforced.removed.len()),
+            Some(g) => {
+                ClaimSupport::new(g.checked, g.supported, g.removed + enforced.removed.len())
+            }
             None => ClaimSupport::new(check.checked(), check.supported(), enforced.removed.len()),
         };
         (enforced.markdown, claims)

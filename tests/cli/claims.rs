@@ -16,7 +16,10 @@ const NEWS_URL: &str = "https://news.example/2024/padmapay-new-ceo";
 const NEWS: &str = "Kochi, 5 March 2024. PadmaPay has appointed Anita Rao as chief executive officer. She succeeds Vikram Menon, who stepped down after six years. The company raised $12 million in a Series A round led by Lotus Ventures.";
 
 /// A folder of page texts, sources.json with minimal entries, and a report.
-fn fixture(sb: &Sandbox, report: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+fn fixture(
+    sb: &Sandbox,
+    report: &str,
+) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
     let pages = sb.dir.path().join("pages");
     std::fs::create_dir_all(&pages).unwrap();
     for (url, text) in [(PRICING_URL, PRICING), (NEWS_URL, NEWS)] {
@@ -64,7 +67,10 @@ fn a_correct_paraphrase_passes() {
     let sb = Sandbox::new();
     let (code, out) = lint(&sb, PARAPHRASE);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("3/3 cited sentences supported (100%)"), "{out}");
+    assert!(
+        out.contains("3/3 cited sentences supported (100%)"),
+        "{out}"
+    );
     assert!(out.contains("clean"), "{out}");
 }
 
@@ -82,7 +88,10 @@ fn a_swapped_name_is_caught() {
     let sb = Sandbox::new();
     let (code, out) = lint(&sb, &PARAPHRASE.replace("Anita Rao", "Anita Desai"));
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("the name \"Anita Desai\" is not in [2]"), "{out}");
+    assert!(
+        out.contains("the name \"Anita Desai\" is not in [2]"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -94,18 +103,30 @@ fn a_sentence_citing_the_wrong_source_is_caught() {
     assert!(out.contains("report.md:7:"), "the line is named: {out}");
     assert!(out.contains("the number 1.9% is not in [2]"), "{out}");
     // Without a number or a name, the words must still be found together.
-    let (code, out) = lint(&sb, "Merchants praise its fast onboarding and friendly support staff [2].");
+    let (code, out) = lint(
+        &sb,
+        "Merchants praise its fast onboarding and friendly support staff [2].",
+    );
     assert_eq!(code, 1, "{out}");
 }
 
 #[test]
 fn an_edited_quote_and_a_wrong_url_are_caught() {
     let sb = Sandbox::new();
-    let (code, out) = lint(&sb, "- **Pricing**: \"Our standard fee is 1.9% per successful transaction\" [1] (confidence 0.90, as of 2026-01-01)\n- **Leadership**: \"PadmaPay has appointed Anita Rao as chief executive officer.\" [2]");
+    let (code, out) = lint(
+        &sb,
+        "- **Pricing**: \"Our standard fee is 1.9% per successful transaction\" [1] (confidence 0.90, as of 2026-01-01)\n- **Leadership**: \"PadmaPay has appointed Anita Rao as chief executive officer.\" [2]",
+    );
     assert_eq!(code, 0, "{out}");
-    let (code, out) = lint(&sb, "- **Pricing**: \"Our standard fee is 1.5% per successful transaction\" [1]\n- **Leadership**: \"PadmaPay has appointed Anita Rao as chief executive officer.\" [2]");
+    let (code, out) = lint(
+        &sb,
+        "- **Pricing**: \"Our standard fee is 1.5% per successful transaction\" [1]\n- **Leadership**: \"PadmaPay has appointed Anita Rao as chief executive officer.\" [2]",
+    );
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("the quote \"Our standard fee is 1.5%"), "{out}");
+    assert!(
+        out.contains("the quote \"Our standard fee is 1.5%"),
+        "{out}"
+    );
     // sources.json points [1] at another URL than the report's Sources list.
     let (file, sources, _) = fixture(&sb, &report(PARAPHRASE));
     std::fs::write(

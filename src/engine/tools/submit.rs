@@ -10,10 +10,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{AgentCx, Deliverable, Finding, Findings, Tool, ToolOutput, parse_args};
+use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, quotes};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
-use crate::engine::context::RunCtx;
 use crate::report::claim_check::{self, Library, SourceInput};
 use crate::report::{citations, hygiene};
 
@@ -373,13 +373,9 @@ impl Tool for SubmitReport {
         // Second time round, what still fails is removed and named under Gaps.
         let enforced = claim_check::remove_unsupported(&scrubbed.markdown, &check, &library);
         let removed = enforced.removed.len();
-        *run.claim_tally
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(crate::protocol::ClaimSupport::new(
-            check.checked(),
-            check.supported(),
-            removed,
-        ));
+        *run.claim_tally.lock().unwrap_or_else(|p| p.into_inner()) = Some(
+            crate::protocol::ClaimSupport::new(check.checked(), check.supported(), removed),
+        );
         let markdown = if removed > 0 {
             run.emitter.warning(
                 &cx.agent,

@@ -291,12 +291,79 @@ pub fn words(text: &str) -> Vec<(&str, usize)> {
 
 /// Capitalised words that are not names.
 const NOT_NAMES: &[&str] = &[
-    "the", "a", "an", "its", "it", "this", "that", "these", "those", "i", "we", "our", "they",
-    "their", "he", "she", "his", "her", "in", "on", "at", "as", "for", "from", "by", "with", "and",
-    "or", "but", "of", "to", "per", "according", "monday", "tuesday", "wednesday", "thursday",
-    "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
-    "august", "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun",
-    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "note", "however", "also",
+    "the",
+    "a",
+    "an",
+    "its",
+    "it",
+    "this",
+    "that",
+    "these",
+    "those",
+    "i",
+    "we",
+    "our",
+    "they",
+    "their",
+    "he",
+    "she",
+    "his",
+    "her",
+    "in",
+    "on",
+    "at",
+    "as",
+    "for",
+    "from",
+    "by",
+    "with",
+    "and",
+    "or",
+    "but",
+    "of",
+    "to",
+    "per",
+    "according",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "note",
+    "however",
+    "also",
+    "usd",
+    "inr",
+    "eur",
+    "gbp",
+    "rs",
+    "us$",
 ];
 
 /// Words that may sit inside a name (`Reserve Bank of India`).
@@ -317,7 +384,9 @@ fn is_capitalised(w: &str) -> bool {
 /// Camel case, an acronym or a word with digits: a name even at the start
 /// of a sentence.
 fn is_marked_name(w: &str) -> bool {
-    w.chars().skip(1).any(|c| c.is_uppercase() || c.is_ascii_digit())
+    w.chars()
+        .skip(1)
+        .any(|c| c.is_uppercase() || c.is_ascii_digit())
         && w.chars().any(char::is_alphabetic)
 }
 
@@ -373,7 +442,10 @@ pub fn names(text: &str) -> Vec<Name> {
                 && let Some(c) = current.as_mut()
             {
                 // A trailing joiner is not part of the name.
-                let trimmed = text[c.0..c.1].rsplit_once(' ').map(|x| x.0.len()).unwrap_or(0);
+                let trimmed = text[c.0..c.1]
+                    .rsplit_once(' ')
+                    .map(|x| x.0.len())
+                    .unwrap_or(0);
                 c.1 = c.0 + trimmed;
             }
             flush(text, &mut current, &mut out);
@@ -382,7 +454,10 @@ pub fn names(text: &str) -> Vec<Name> {
     if pending_joiner.is_some()
         && let Some(c) = current.as_mut()
     {
-        let trimmed = text[c.0..c.1].rsplit_once(' ').map(|x| x.0.len()).unwrap_or(0);
+        let trimmed = text[c.0..c.1]
+            .rsplit_once(' ')
+            .map(|x| x.0.len())
+            .unwrap_or(0);
         c.1 = c.0 + trimmed;
     }
     flush(text, &mut current, &mut out);
@@ -441,19 +516,136 @@ pub const EQUIVALENTS: &[(&str, &[&str])] = &[
 ];
 
 const STOPWORDS: &[&str] = &[
-    "the", "and", "for", "are", "was", "were", "been", "being", "has", "have", "had", "its", "it's",
-    "this", "that", "these", "those", "with", "from", "into", "onto", "than", "then", "there",
-    "their", "they", "them", "which", "who", "whom", "whose", "what", "when", "where", "while",
-    "will", "would", "could", "should", "may", "might", "can", "not", "but", "also", "about",
-    "after", "before", "over", "under", "such", "each", "both", "all", "any", "some", "more",
-    "most", "other", "only", "own", "same", "very", "our", "your", "his", "her", "she", "him",
-    "per", "via", "out", "off", "did", "does", "doing", "yet", "still", "just", "according",
-    "reported", "reports", "report", "reporting", "states", "stated", "state", "says", "said",
-    "notes", "noted", "source", "sources", "page", "confidence", "current", "currently",
-    "earlier", "cited", "cites", "mentions", "mentioned", "shows", "describes", "described",
-    "indicates", "indicated", "however", "therefore", "because", "since", "until", "within",
-    "between", "among", "through", "during", "including", "includes", "include", "one", "two",
-    "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "the",
+    "and",
+    "for",
+    "are",
+    "was",
+    "were",
+    "been",
+    "being",
+    "has",
+    "have",
+    "had",
+    "its",
+    "it's",
+    "this",
+    "that",
+    "these",
+    "those",
+    "with",
+    "from",
+    "into",
+    "onto",
+    "than",
+    "then",
+    "there",
+    "their",
+    "they",
+    "them",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "what",
+    "when",
+    "where",
+    "while",
+    "will",
+    "would",
+    "could",
+    "should",
+    "may",
+    "might",
+    "can",
+    "not",
+    "but",
+    "also",
+    "about",
+    "after",
+    "before",
+    "over",
+    "under",
+    "such",
+    "each",
+    "both",
+    "all",
+    "any",
+    "some",
+    "more",
+    "most",
+    "other",
+    "only",
+    "own",
+    "same",
+    "very",
+    "our",
+    "your",
+    "his",
+    "her",
+    "she",
+    "him",
+    "per",
+    "via",
+    "out",
+    "off",
+    "did",
+    "does",
+    "doing",
+    "yet",
+    "still",
+    "just",
+    "according",
+    "reported",
+    "reports",
+    "report",
+    "reporting",
+    "states",
+    "stated",
+    "state",
+    "says",
+    "said",
+    "notes",
+    "noted",
+    "source",
+    "sources",
+    "page",
+    "confidence",
+    "current",
+    "currently",
+    "earlier",
+    "cited",
+    "cites",
+    "mentions",
+    "mentioned",
+    "shows",
+    "describes",
+    "described",
+    "indicates",
+    "indicated",
+    "however",
+    "therefore",
+    "because",
+    "since",
+    "until",
+    "within",
+    "between",
+    "among",
+    "through",
+    "during",
+    "including",
+    "includes",
+    "include",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
 ];
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
@@ -463,9 +655,7 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 pub fn terms(folded: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (w, _) in words(folded) {
-        if w.chars().count() < 3
-            || w.chars().any(|c| c.is_ascii_digit())
-            || STOPWORDS.contains(&w)
+        if w.chars().count() < 3 || w.chars().any(|c| c.is_ascii_digit()) || STOPWORDS.contains(&w)
         {
             continue;
         }
@@ -525,11 +715,16 @@ mod tests {
 
     #[test]
     fn names_skip_sentence_starts_and_months() {
-        let n: Vec<String> = names("In March, Anita Rao became CEO of PadmaPay and the Reserve Bank of India agreed.")
-            .into_iter()
-            .map(|n| n.text)
-            .collect();
-        assert_eq!(n, vec!["Anita Rao", "CEO of PadmaPay", "Reserve Bank of India"]);
+        let n: Vec<String> = names(
+            "In March, Anita Rao became CEO of PadmaPay and the Reserve Bank of India agreed.",
+        )
+        .into_iter()
+        .map(|n| n.text)
+        .collect();
+        assert_eq!(
+            n,
+            vec!["Anita Rao", "CEO of PadmaPay", "Reserve Bank of India"]
+        );
         let n = names("PadmaPay's CEO");
         assert_eq!(n[0].parts, vec!["padmapay".to_string()]);
         assert!(acronyms("the Reserve Bank of India said").contains("rbi"));

@@ -78,7 +78,8 @@ impl PreparedSource {
             for d in facts::dates(text) {
                 src.dates.extend(facts::date_keys(&d));
                 for r in &d.readings {
-                    src.numbers.insert(r[..4].trim_start_matches('0').to_string());
+                    src.numbers
+                        .insert(r[..4].trim_start_matches('0').to_string());
                 }
             }
         }
@@ -129,7 +130,11 @@ impl PreparedSource {
     }
 
     fn has_name(&self, name: &Name) -> bool {
-        let parts: Vec<&String> = name.parts.iter().filter(|p| p.chars().count() > 1).collect();
+        let parts: Vec<&String> = name
+            .parts
+            .iter()
+            .filter(|p| p.chars().count() > 1)
+            .collect();
         if parts.iter().all(|p| self.has_word(p)) {
             return true;
         }
@@ -282,7 +287,12 @@ fn check_claim(claim: &CitedClaim, library: &Library) -> Option<ClaimResult> {
     let numbers = facts::numbers(&without_dates);
     let names = facts::names(&rest);
     let terms = facts::terms(&without_dates);
-    if quoted.is_empty() && numbers.is_empty() && dates.is_empty() && names.is_empty() && terms.len() < 2 {
+    if quoted.is_empty()
+        && numbers.is_empty()
+        && dates.is_empty()
+        && names.is_empty()
+        && terms.len() < 2
+    {
         return None;
     }
     let mut problems = Vec::new();
@@ -312,7 +322,11 @@ fn check_claim(claim: &CitedClaim, library: &Library) -> Option<ClaimResult> {
         // A quotation carries the claim; otherwise its words must be found together.
         if quoted.is_empty() && !terms.is_empty() {
             let needed = ((terms.len() as f64) * TERM_COVERAGE).ceil() as usize;
-            let best = sources.iter().map(|s| s.best_passage(&terms)).max().unwrap_or(0);
+            let best = sources
+                .iter()
+                .map(|s| s.best_passage(&terms))
+                .max()
+                .unwrap_or(0);
             if best < needed.max(1) {
                 problems.push(format!(
                     "only {best} of its {} key terms ({}) appear together in {cited}",
@@ -392,7 +406,11 @@ pub fn remove_unsupported(markdown: &str, check: &Check, library: &Library) -> E
     let mut pos = 0;
     for c in &cut {
         let (s, e) = c.sentence;
-        if s < pos || e > markdown.len() || !markdown.is_char_boundary(s) || !markdown.is_char_boundary(e) {
+        if s < pos
+            || e > markdown.len()
+            || !markdown.is_char_boundary(s)
+            || !markdown.is_char_boundary(e)
+        {
             continue;
         }
         out.push_str(&markdown[pos..s]);
@@ -400,7 +418,12 @@ pub fn remove_unsupported(markdown: &str, check: &Check, library: &Library) -> E
         let urls: Vec<String> = c
             .cites
             .iter()
-            .map(|n| library.url(*n).map(str::to_string).unwrap_or_else(|| format!("source {n}")))
+            .map(|n| {
+                library
+                    .url(*n)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("source {n}"))
+            })
             .collect();
         let why = c
             .problems
@@ -444,13 +467,21 @@ fn markdown_lines_touched(markdown: &str, cut: &[&ClaimResult]) -> Vec<bool> {
 
 fn tidy(line: &str) -> String {
     let indent = line.len() - line.trim_start().len();
-    let body = line.trim().split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+    let body = line
+        .trim()
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     format!("{}{body}", &line[..indent])
 }
 
 fn strip_cites(s: &str) -> String {
     let mut out = s.to_string();
-    for (st, e, _) in crate::report::citations::citation_spans(s).into_iter().rev() {
+    for (st, e, _) in crate::report::citations::citation_spans(s)
+        .into_iter()
+        .rev()
+    {
         out.replace_range(st..e, "");
     }
     let out = out.replace("  ", " ");

@@ -230,9 +230,11 @@ fn claims_of(sentence: &str) -> Vec<(String, Vec<usize>)> {
     // Group citations separated only by spaces, commas or semicolons.
     let mut groups: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for (s, e, nums) in spans {
-        let joins = groups
-            .last()
-            .is_some_and(|g| sentence[g.1..s].chars().all(|c| matches!(c, ' ' | ',' | ';')));
+        let joins = groups.last().is_some_and(|g| {
+            sentence[g.1..s]
+                .chars()
+                .all(|c| matches!(c, ' ' | ',' | ';'))
+        });
         match groups.last_mut() {
             Some(g) if joins => {
                 g.1 = e;
@@ -251,7 +253,11 @@ fn claims_of(sentence: &str) -> Vec<(String, Vec<usize>)> {
     let tail = strip_meta(&sentence[prev..]);
     let tail = tail.trim_start_matches(|c: char| c.is_whitespace() || c == ',' || c == ';');
     if let Some(last) = out.last_mut()
-        && tail.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count() >= 2
+        && tail
+            .split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphanumeric))
+            .count()
+            >= 2
     {
         last.0 = format!("{} {tail}", last.0.trim_end());
     }
@@ -292,7 +298,10 @@ pub fn clean(text: &str, first: bool) -> String {
 pub fn is_husk(line: &str) -> bool {
     let t = clean(line, true);
     !t.chars().any(char::is_alphanumeric)
-        || BOLD_LABEL.replace(line.trim_start_matches(['-', '*', ' ']), "").trim().is_empty()
+        || BOLD_LABEL
+            .replace(line.trim_start_matches(['-', '*', ' ']), "")
+            .trim()
+            .is_empty()
 }
 
 #[cfg(test)]
@@ -312,7 +321,10 @@ mod tests {
         assert_eq!(
             texts(md),
             vec![
-                ("\"PadmaPay raised $12 million. Investors joined.\"".to_string(), vec![3]),
+                (
+                    "\"PadmaPay raised $12 million. Investors joined.\"".to_string(),
+                    vec![3]
+                ),
                 ("Fees are 1.9%".to_string(), vec![1]),
                 ("The CEO is Anita Rao".to_string(), vec![2, 4]),
                 ("According to uptime was 99.9%.".to_string(), vec![5]),
@@ -342,7 +354,9 @@ mod tests {
         assert!(is_husk("  - current:  (confidence 0.9)"));
         assert!(!is_husk("- Fees are 2%."));
         assert_eq!(
-            strip_meta("\"x\" (confidence 0.76, as of 2026-01-01) (uncertain: 1 independent origin(s), confidence below 0.8) and (Kochi)"),
+            strip_meta(
+                "\"x\" (confidence 0.76, as of 2026-01-01) (uncertain: 1 independent origin(s), confidence below 0.8) and (Kochi)"
+            ),
             "\"x\" and (Kochi)"
         );
     }

@@ -49,10 +49,20 @@ fn a_correct_paraphrase_passes() {
 
 #[test]
 fn a_changed_number_is_caught() {
-    let c = check("PadmaPay charges domestic cards a 1.5% fee per transaction [1].", &library());
+    let c = check(
+        "PadmaPay charges domestic cards a 1.5% fee per transaction [1].",
+        &library(),
+    );
     assert_eq!(c.supported(), 0);
-    assert!(c.claims[0].problems[0].contains("1.5%"), "{:?}", c.claims[0].problems);
-    let c = check("Over 1,300 merchants signed up in the quarter [1].", &library());
+    assert!(
+        c.claims[0].problems[0].contains("1.5%"),
+        "{:?}",
+        c.claims[0].problems
+    );
+    let c = check(
+        "Over 1,300 merchants signed up in the quarter [1].",
+        &library(),
+    );
     assert_eq!(c.supported(), 0);
     let c = check("Anita Rao was appointed on 6 March 2024 [2].", &library());
     assert_eq!(c.supported(), 0, "a day changed");
@@ -60,43 +70,67 @@ fn a_changed_number_is_caught() {
 
 #[test]
 fn a_swapped_name_is_caught() {
-    let c = check("Anita Desai has been appointed chief executive officer of PadmaPay [2].", &library());
+    let c = check(
+        "Anita Desai has been appointed chief executive officer of PadmaPay [2].",
+        &library(),
+    );
     assert_eq!(c.supported(), 0);
     assert!(c.claims[0].problems[0].contains("Anita Desai"));
-    let c = check("Anita Rao has been appointed chief executive officer of PayU [2].", &library());
+    let c = check(
+        "Anita Rao has been appointed chief executive officer of PayU [2].",
+        &library(),
+    );
     assert_eq!(c.supported(), 0);
 }
 
 #[test]
 fn citing_the_wrong_source_is_caught() {
     // Right facts, wrong number.
-    let c = check("Anita Rao has been appointed chief executive officer [1].", &library());
+    let c = check(
+        "Anita Rao has been appointed chief executive officer [1].",
+        &library(),
+    );
     assert_eq!(c.supported(), 0);
     let c = check("International cards are charged 3.4% [2].", &library());
     assert_eq!(c.supported(), 0);
     // No number or name: the terms must be found together.
-    let c = check("Merchants praise the fast onboarding and friendly support [1].", &library());
+    let c = check(
+        "Merchants praise the fast onboarding and friendly support [1].",
+        &library(),
+    );
     assert_eq!(c.supported(), 0, "{:?}", c.claims);
 }
 
 #[test]
 fn quotes_must_be_verbatim() {
-    let ok = check("- **Pricing**: \"Our standard fee is 1.9% per successful transaction\" [1] (confidence 0.91, as of 2025-01-10)", &library());
+    let ok = check(
+        "- **Pricing**: \"Our standard fee is 1.9% per successful transaction\" [1] (confidence 0.91, as of 2025-01-10)",
+        &library(),
+    );
     assert_eq!((ok.checked(), ok.supported()), (1, 1));
-    let edited = check("- **Pricing**: \"Our standard fee is 1.5% per successful transaction\" [1]", &library());
+    let edited = check(
+        "- **Pricing**: \"Our standard fee is 1.5% per successful transaction\" [1]",
+        &library(),
+    );
     assert_eq!(edited.supported(), 0);
     assert!(edited.claims[0].problems[0].starts_with("the quote"));
 }
 
 #[test]
 fn a_paraphrase_of_an_accepted_finding_passes() {
-    let c = check("PadmaPay has a new boss who leads the firm [2].", &library());
+    let c = check(
+        "PadmaPay has a new boss who leads the firm [2].",
+        &library(),
+    );
     assert_eq!(c.supported(), 1, "{:?}", c.claims);
 }
 
 #[test]
 fn several_sources_share_the_work() {
-    let c = check("Anita Rao leads PadmaPay, which charges 1.9% on domestic cards [1][2].", &library());
+    let c = check(
+        "Anita Rao leads PadmaPay, which charges 1.9% on domestic cards [1][2].",
+        &library(),
+    );
     assert_eq!(c.supported(), 1, "{:?}", c.claims);
 }
 
@@ -117,11 +151,22 @@ fn removal_lists_the_sentence_under_gaps() {
     assert_eq!(e.removed.len(), 2);
     assert!(!e.markdown.contains("Anita Desai is CEO [2]"));
     assert!(!e.markdown.contains("**Leadership**"), "{}", e.markdown);
-    assert!(e.markdown.contains("Fees are 1.9% [1].\n"), "{}", e.markdown);
+    assert!(
+        e.markdown.contains("Fees are 1.9% [1].\n"),
+        "{}",
+        e.markdown
+    );
     let gaps = e.markdown.split("## Gaps").nth(1).unwrap_or("");
-    assert!(gaps.contains("- Funding: nothing found\n- Removed a sentence"), "{}", e.markdown);
+    assert!(
+        gaps.contains("- Funding: nothing found\n- Removed a sentence"),
+        "{}",
+        e.markdown
+    );
     assert!(gaps.contains("https://news.example/padmapay-ceo"));
-    assert!(!gaps.contains("[2]"), "no citation survives in the gap: {gaps}");
+    assert!(
+        !gaps.contains("[2]"),
+        "no citation survives in the gap: {gaps}"
+    );
     // What is left passes.
     let again = check(&e.markdown, &lib);
     assert_eq!(again.supported(), again.checked());

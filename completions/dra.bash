@@ -383,13 +383,17 @@ _dra() {
             return 0
             ;;
         dra__subcmd__lint__subcmd__report)
-            opts="-q -v -h --sources --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --sources --pages --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --sources)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pages)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

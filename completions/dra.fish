@@ -96,7 +96,8 @@ complete -c dra -n "__fish_dra_using_subcommand eval" -l json -d 'Print events a
 complete -c dra -n "__fish_dra_using_subcommand eval" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand eval" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
 complete -c dra -n "__fish_dra_using_subcommand eval" -s h -l help -d 'Print help'
-complete -c dra -n "__fish_dra_using_subcommand lint-report" -l sources -d 'sources.json to check citations against (default: the report\'s own Sources section)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -l sources -d 'sources.json to check citations against (default: the report\'s own Sources section). Entries need only `index` and `url`' -r -F
+complete -c dra -n "__fish_dra_using_subcommand lint-report" -l pages -d 'Folder of stored page texts (a run\'s `pages/`): check every cited sentence and quote against the text of the source it cites' -r -F
 complete -c dra -n "__fish_dra_using_subcommand lint-report" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
 never\t''"

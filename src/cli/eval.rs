@@ -10,6 +10,7 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::ask::{print_notes, runtime, setup_error};
+use super::lint_report::{SourceRef, check_report};
 use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
 use crate::app::{self, RunInputs, Source};
 use crate::config::Settings;
@@ -44,6 +45,8 @@ pub struct Thresholds {
     pub field_accuracy: Option<f64>,
     pub history_recall: Option<f64>,
     pub citation_support: Option<f64>,
+    /// Share of cited sentences their sources support (the claim check).
+    pub claim_support: Option<f64>,
     pub conflict_recall: Option<f64>,
     pub max_forbidden: Option<usize>,
     pub max_over_confident_errors: Option<usize>,
@@ -88,6 +91,12 @@ pub struct CaseScore {
     pub history_recall: f64,
     pub citation_support: f64,
     pub citations_checked: usize,
+    /// Share of cited sentences supported by their sources (the claim check).
+    pub claim_support: f64,
+    pub claims_checked: usize,
+    /// The sentences that failed it, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsupported_claims: Vec<String>,
     pub conflict_recall: f64,
     pub forbidden_found: Vec<String>,
     pub over_confident_errors: usize,
@@ -228,6 +237,25 @@ pub fn score_case(case: &GoldCase, summary: &RunSummary) -> anyhow::Result<CaseS
     }
     score.citations_checked = checked;
     score.citation_support = ratio(supported, checked);
+
+    // Every cited sentence, against the same stored page texts.
+    let refs: Vec<SourceRef> = sources
+        .iter()
+        .map(|s| SourceRef {
+            index: s.index,
+            url: s.url.clone(),
+            title: s.title.clone(),
+            published: s.published.clone(),
+            updated: s.updated.clone(),
+        })
+        .collect();
+    let claims = check_report(&report, &refs, &summary.run_dir.join("pages"));
+    score.claims_checked = claims.checked();
+    score.claim_support = claims.rate();
+    score.unsupported_claims = claims
+        .unsupported()
+        .map(|c| format!("line {}: {:?}: {}", c.line, c.text, c.problems.join("; ")))
+        .collect();
     Ok(score)
 }
 
@@ -315,13 +343,15 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
         let mut s = format!("gold set {} ({} case(s))\n", gold.name, scores.len());
         for c in &scores {
             s.push_str(&format!(
-                "\n{} [{}]\n  field accuracy    {:.0}%\n  history recall    {:.0}%\n  citation support  {:.0}% ({} quotes)\n  conflict recall   {:.0}%\n  forbidden found   {}\n  over-confident    {}\n  cost              {} tool calls, {} tokens, ${:.4}, {:.2} s\n",
+                "\n{} [{}]\n  field accuracy    {:.0}%\n  history recall    {:.0}%\n  citation support  {:.0}% ({} quotes)\n  claim support     {:.0}% ({} cited sentences)\n  conflict recall   {:.0}%\n  forbidden found   {}\n  over-confident    {}\n  cost              {} tool calls, {} tokens, ${:.4}, {:.2} s\n",
                 c.id,
                 c.status,
                 c.field_accuracy * 100.0,
                 c.history_recall * 100.0,
                 c.citation_support * 100.0,
                 c.citations_checked,
+                c.claim_support * 100.0,
+                c.claims_checked,
                 c.conflict_recall * 100.0,
                 if c.forbidden_found.is_empty() { "none".to_string() } else { c.forbidden_found.join(", ") },
                 c.over_confident_errors,
@@ -330,6 +360,9 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 c.cost_usd,
                 c.seconds
             ));
+            for u in &c.unsupported_claims {
+                s.push_str(&format!("  unsupported {u}\n"));
+            }
             for f in c.fields.iter().filter(|f| !f.correct) {
                 s.push_str(&format!(
                     "  wrong {}: expected {:?}, reported {:?}\n",
@@ -366,6 +399,7 @@ fn check_thresholds(t: &Thresholds, scores: &[CaseScore]) -> Vec<String> {
         min("field accuracy", c.field_accuracy, t.field_accuracy);
         min("history recall", c.history_recall, t.history_recall);
         min("citation support", c.citation_support, t.citation_support);
+        min("claim support", c.claim_support, t.claim_support);
         min("conflict recall", c.conflict_recall, t.conflict_recall);
         if let Some(m) = t.max_forbidden
             && c.forbidden_found.len() > m

@@ -192,6 +192,8 @@ pub struct RunCtx {
     pub lessons: Lessons,
     /// URLs not fetched because memory knows their domain is bad.
     skipped: Mutex<Vec<(String, String)>>,
+    /// The report gate's claim check of the accepted report.
+    pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
 }
 
 pub struct RunCtxInit {
@@ -242,6 +244,7 @@ impl RunCtx {
             domain_prompt: init.domain_prompt,
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),
+            claim_tally: Mutex::new(None),
         }
     }
 

@@ -15,8 +15,8 @@ use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
 use crate::protocol::Verdict;
 use crate::protocol::{
-    AskRequest, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode, StatusReason,
-    StatusState,
+    AskRequest, ClaimSupport, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode,
+    StatusReason, StatusState,
 };
 use crate::report;
 use crate::store::RecorderHandle;
@@ -294,6 +294,27 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         )
     });
 
+    // Every report passes its own claim check: what the gate did not see
+    // (salvaged reports, plain-text reports) is checked here the same way.
+    let (markdown, claims) = {
+        let library = super::tools::submit::claim_library(&ctx, &markdown);
+        let check = report::claim_check::check(&markdown, &library);
+        let enforced = report::claim_check::remove_unsupported(&markdown, &check, &library);
+        let gate = ctx
+            .claim_tally
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .filter(|_| reason == StatusReason::ReportDelivered);
+        let claims = match gate {
+            Some(g) => {
+                ClaimSupport::new(g.checked, g.supported, g.removed + enforced.removed.len())
+            }
+            None => ClaimSupport::new(check.checked(), check.supported(), enforced.removed.len()),
+        };
+        (enforced.markdown, claims)
+    };
+
     let pages = ctx.pages.pages();
     let numbered: Vec<_> = (1..=ctx.pages.source_count())
         .filter_map(|n| ctx.pages.by_number(n))
@@ -367,6 +388,7 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             sources: fin.sources.len(),
             limits: serde_json::to_value(ctx.budget.limits()).unwrap_or(json!({})),
             models,
+            claims: Some(claims),
         },
     );
     ctx.emitter

@@ -162,6 +162,10 @@ pub enum EventBody {
         limits: Value,
         #[serde(default)]
         models: Vec<ModelUsage>,
+        /// The claim check of the report: cited sentences checked against
+        /// their sources, how many were supported and how many removed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claims: Option<ClaimSupport>,
     },
     Status(Status),
 }
@@ -193,6 +197,35 @@ pub struct FindingRow {
     pub finding: String,
     pub evidence: String,
     pub source: String,
+}
+
+/// The claim check's tally for a run's report (see `report::claim_check`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ClaimSupport {
+    /// Cited sentences checked in the report as submitted.
+    pub checked: usize,
+    /// Of those, supported by the sources they cite.
+    pub supported: usize,
+    /// Unsupported sentences removed from the report (and listed under Gaps).
+    pub removed: usize,
+    /// `supported / checked` (1.0 when nothing was cited).
+    pub rate: f64,
+}
+
+impl ClaimSupport {
+    pub fn new(checked: usize, supported: usize, removed: usize) -> Self {
+        let rate = if checked == 0 {
+            1.0
+        } else {
+            supported as f64 / checked as f64
+        };
+        ClaimSupport {
+            checked,
+            supported,
+            removed,
+            rate,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

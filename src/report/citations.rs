@@ -33,6 +33,12 @@ pub enum ProblemKind {
     Duplicate,
     /// Tool-call, envelope or thinking text leaked into the report.
     Leak,
+    /// The report's Sources list gives `[n]` another URL than sources.json.
+    WrongUrl,
+    /// A quote that is not in the text of the source it cites.
+    QuoteNotInSource,
+    /// A cited sentence its source does not support (the claim check).
+    Unsupported,
 }
 
 /// Citation numbers in a piece of text, in order of appearance, with line numbers (1-based).
@@ -51,6 +57,21 @@ pub fn citations(text: &str) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// Citations in one line as byte ranges with their numbers (link syntax
+/// such as `[1](url)` left out).
+pub fn citation_spans(line: &str) -> Vec<(usize, usize, Vec<usize>)> {
+    CITE.captures_iter(line)
+        .filter_map(|cap| {
+            let whole = cap.get(0)?;
+            if whole.as_str().ends_with('(') || whole.as_str().ends_with(':') {
+                return None;
+            }
+            let nums = expand(&cap[1]);
+            (!nums.is_empty()).then(|| (whole.start(), whole.end(), nums))
+        })
+        .collect()
 }
 
 fn expand(inner: &str) -> Vec<usize> {

@@ -9,4 +9,4 @@ mod run_dir;
 
 pub use atomic::write_atomic;
 pub use recorder::{Record, Recorder, RecorderHandle};
-pub use run_dir::{RunDir, RunHeader, new_run_id, page_text_file};
+pub use run_dir::{RunDir, RunHeader, new_run_id, page_text_file, page_text_name};

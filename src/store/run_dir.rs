@@ -17,9 +17,14 @@ pub fn new_run_id() -> String {
 
 /// [`RunDir::page_text_path`] for a run directory given by path.
 pub fn page_text_file(run_dir: &Path, url: &str) -> PathBuf {
+    run_dir.join("pages").join(page_text_name(url))
+}
+
+/// The file name a page's text is kept under: `<first 16 hex of SHA-256(url)>.txt`.
+pub fn page_text_name(url: &str) -> String {
     use sha2::{Digest, Sha256};
     let digest = format!("{:x}", Sha256::digest(url.as_bytes()));
-    run_dir.join("pages").join(format!("{}.txt", &digest[..16]))
+    format!("{}.txt", &digest[..16])
 }
 
 /// The first line of events.jsonl.

@@ -1,4 +1,5 @@
 mod ask;
+mod claims;
 mod commands;
 mod common;
 mod corpus_loading;

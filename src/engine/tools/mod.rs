@@ -7,7 +7,7 @@ mod clarify;
 mod fetch;
 mod review;
 mod search;
-mod submit;
+pub(crate) mod submit;
 mod task;
 mod todos;
 

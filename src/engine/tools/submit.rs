@@ -10,9 +10,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{AgentCx, Deliverable, Finding, Findings, Tool, ToolOutput, parse_args};
+use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, quotes};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
+use crate::report::claim_check::{self, Library, SourceInput};
 use crate::report::{citations, hygiene};
 
 pub struct SubmitFindings;
@@ -323,6 +325,25 @@ impl Tool for SubmitReport {
                 scrubbed.removed.join(", ")
             ));
         }
+        // Every cited sentence, against the stored text of the sources it cites.
+        let library = claim_library(run, body);
+        let check = claim_check::check(body, &library);
+        for c in check.unsupported() {
+            problems.push(format!(
+                "line {}: the sentence \"{}\" is not supported by its source ({}): {}. Cite the source that states it, state only what the source says, or drop the sentence",
+                c.line,
+                truncate(&c.text, 160),
+                c.cites
+                    .iter()
+                    .map(|n| {
+                        let url = library.url(*n).unwrap_or("unknown");
+                        format!("[{n}] {url}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                c.problems.join("; ")
+            ));
+        }
         let first_try = {
             let mut st = cx.state();
             let first = st.report_bounces == 0;
@@ -341,7 +362,7 @@ impl Tool for SubmitReport {
             return ToolOutput {
                 ok: false,
                 content: format!(
-                    "Report not accepted yet. Fix these problems and call submit_report again:\n- {}",
+                    "Report not accepted yet. Fix these problems and call submit_report again (unsupported sentences that remain will be removed and listed under Gaps):\n- {}",
                     problems.join("\n- ")
                 ),
                 summary: format!("bounced: {} problem(s)", problems.len()),
@@ -349,12 +370,70 @@ impl Tool for SubmitReport {
                 deliverable: None,
             };
         }
+        // Second time round, what still fails is removed and named under Gaps.
+        let enforced = claim_check::remove_unsupported(&scrubbed.markdown, &check, &library);
+        let removed = enforced.removed.len();
+        *run.claim_tally.lock().unwrap_or_else(|p| p.into_inner()) = Some(
+            crate::protocol::ClaimSupport::new(check.checked(), check.supported(), removed),
+        );
+        let markdown = if removed > 0 {
+            run.emitter.warning(
+                &cx.agent,
+                "unsupported_claims",
+                format!("{removed} sentence(s) not supported by their sources were removed from the report and listed under Gaps"),
+            );
+            enforced.markdown
+        } else {
+            args.markdown
+        };
         ToolOutput {
             ok: true,
             content: "Report accepted.".into(),
-            summary: format!("report accepted ({} citations)", cited.len()),
+            summary: format!(
+                "report accepted ({} citations, {}/{} cited sentences supported)",
+                cited.len(),
+                check.supported(),
+                check.checked()
+            ),
             error_class: None,
-            deliverable: Some(Deliverable::Report(args.markdown)),
+            deliverable: Some(Deliverable::Report(markdown)),
         }
     }
+}
+
+/// The sources a report cites, as the claim check needs them: each accepted
+/// page's stored text, title, URL and dates, and the accepted findings
+/// drawn from it (a sentence may paraphrase one).
+pub(crate) fn claim_library(run: &RunCtx, markdown: &str) -> Library {
+    let cited: BTreeSet<usize> = citations::citations(markdown)
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
+    let evidence = run.pages.evidence();
+    let mut library = Library::new();
+    for n in cited {
+        let Some(page) = run.pages.by_number(n) else {
+            continue;
+        };
+        let findings: Vec<String> = evidence
+            .iter()
+            .filter(|e| e.accepted && e.source.url == page.url)
+            .map(|e| e.claim.value.clone())
+            .collect();
+        let dates: Vec<&str> = [page.published.as_deref(), page.updated.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        library.add(
+            n,
+            &SourceInput {
+                text: &page.text,
+                title: &page.title,
+                url: &page.url,
+                dates,
+                findings,
+            },
+        );
+    }
+    library
 }

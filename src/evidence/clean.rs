@@ -41,7 +41,7 @@ const DROP_TAGS: &str = "script, style, template, noscript, iframe, object, embe
 /// Cleans an HTML page.
 pub fn clean_html(html: &str) -> CleanPage {
     let doc = Document::from(html);
-    let meta = crate::web::metadata::read(&doc);
+    let meta = super::metadata::read(&doc);
     let mut page = CleanPage {
         title: first_text(&doc, "title").or_else(|| first_text(&doc, "h1")),
         published: meta.published,

@@ -12,6 +12,7 @@ mod finding;
 pub mod identity;
 pub mod injection;
 pub mod merge;
+pub mod metadata;
 #[cfg(test)]
 mod proptests;
 pub mod quotes;

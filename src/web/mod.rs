@@ -10,7 +10,6 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod fetch;
-pub mod metadata;
 pub mod search;
 pub mod ssrf;
 

@@ -249,7 +249,7 @@ pub fn merge(
     }
     let mut out = Vec::new();
     for (_, (key, items)) in by_key {
-        for (scope, group) in subtopics(&items) {
+        for (scope, group) in subtopics(key.field, &items) {
             if let Some(mut m) = merge_field(key.field, &group, origins, opts) {
                 if scope.is_empty() {
                     m.key = key.key.clone();
@@ -266,51 +266,79 @@ pub fn merge(
     out
 }
 
-/// Splits a field's evidence by sub-topic ([`values::subtopic`]): the main
-/// group (the one with the most evidence, which general values join) comes
-/// first with an empty scope, then one group per other scope.
-fn subtopics<'a>(items: &[&'a EvidenceItem]) -> Vec<(String, Vec<&'a EvidenceItem>)> {
-    let mut groups: BTreeMap<String, Vec<&EvidenceItem>> = BTreeMap::new();
+/// Splits a field's evidence by sub-topic: its scope
+/// ([`values::subtopic`]) and the kind of quantity it states
+/// ([`values::unit_kind`]). The main group (the one with the most evidence)
+/// comes first with an empty name, joined by the values that have no scope
+/// and state the same kind of quantity or none; then one group per other
+/// sub-topic, named by its scope or its kind of quantity.
+fn subtopics<'a>(field: Field, items: &[&'a EvidenceItem]) -> Vec<(String, Vec<&'a EvidenceItem>)> {
+    let mut groups: BTreeMap<(String, &'static str), Vec<&EvidenceItem>> = BTreeMap::new();
+    let mut off_field = Vec::new();
     for item in items {
+        let (v, s) = (&item.claim.value, &item.claim.snippet);
+        // A sentence that does not speak of the field has no sub-topic in
+        // it: it joins the main group, where it names no value.
+        if values::is_sentence(v) && !mentions(field, v) {
+            off_field.push(*item);
+            continue;
+        }
         groups
-            .entry(values::subtopic(&item.claim.value, &item.claim.snippet))
+            .entry((values::subtopic(v, s), values::unit_kind(v, s)))
             .or_default()
             .push(item);
     }
-    let general = groups.remove("").unwrap_or_default();
-    // The main scope: most evidence, then the most reliable piece; a
+    if groups.is_empty() {
+        return vec![(String::new(), off_field)];
+    }
+    let only = groups.len() == 1 && off_field.is_empty();
+    let best = |v: &Vec<&EvidenceItem>| {
+        v.iter()
+            .map(|i| i.scores.reliability)
+            .fold(0.0_f64, f64::max)
+    };
+    // The main group: most evidence, then the most reliable piece; a
     // policy is never the main value while facts exist.
-    let main = groups
+    let Some(main) = groups
         .iter()
-        .filter(|(scope, _)| {
-            scope.as_str() != "policy" || (general.is_empty() && groups.len() == 1)
-        })
+        .filter(|((scope, _), _)| scope.as_str() != "policy" || only)
         .max_by(|a, b| {
-            let best = |v: &Vec<&EvidenceItem>| {
-                v.iter()
-                    .map(|i| i.scores.reliability)
-                    .fold(0.0_f64, f64::max)
-            };
             a.1.len()
                 .cmp(&b.1.len())
                 .then(best(a.1).total_cmp(&best(b.1)))
                 .then(b.0.cmp(a.0))
         })
-        .map(|(scope, _)| scope.clone())
-        // General values that outnumber every scope are the main group.
-        .filter(|scope| groups[scope].len() >= general.len());
-    let mut first = general;
-    if let Some(scope) = &main
-        && let Some(mut g) = groups.remove(scope)
-    {
-        g.extend(first);
-        first = g;
+        .map(|(k, _)| k.clone())
+    else {
+        // Only a policy spoke of the field: the other sentences are the
+        // main group.
+        let mut out = vec![(String::new(), off_field)];
+        out.extend(groups.into_iter().map(|((scope, _), g)| (scope, g)));
+        return out;
+    };
+    let joins =
+        |(scope, unit): &(String, &str)| scope.is_empty() && (*unit == main.1 || unit.is_empty());
+    let mut first = Vec::new();
+    let mut rest = Vec::new();
+    for (k, g) in groups {
+        if k == main || joins(&k) {
+            first.extend(g);
+        } else {
+            let name = match (k.0.as_str(), k.1) {
+                ("", unit) => unit.to_string(),
+                (scope, _) => scope.to_string(),
+            };
+            rest.push((name, g));
+        }
     }
-    let mut out = Vec::new();
-    if !first.is_empty() {
-        out.push((String::new(), first));
+    // Two groups may share a name (a scope stated in two units).
+    let mut named: BTreeMap<String, Vec<&EvidenceItem>> = BTreeMap::new();
+    for (name, g) in rest {
+        named.entry(name).or_default().extend(g);
     }
-    out.extend(groups);
+    first.extend(off_field);
+    let mut out = vec![(String::new(), first)];
+    out.extend(named);
     out
 }
 

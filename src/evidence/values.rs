@@ -846,11 +846,18 @@ pub fn subtopic(value: &str, snippet: &str) -> String {
         }
         _ => clauses.iter().collect(),
     };
+    // Scope words written with a capital are names ("Nagpur Business
+    // Daily"), not scopes.
+    let names = capitalised_words(
+        text.trim_start()
+            .split_once(' ')
+            .map_or("", |(_, rest)| rest),
+    );
     let mut scopes: BTreeSet<&str> = BTreeSet::new();
     for c in carrying {
         let spaced = format!(" {c} ");
         for w in SCOPES {
-            if spaced.contains(&format!(" {w} ")) {
+            if spaced.contains(&format!(" {w} ")) && !names.contains(*w) {
                 scopes.insert(w);
             }
         }
@@ -859,6 +866,31 @@ pub fn subtopic(value: &str, snippet: &str) -> String {
         }
     }
     scopes.into_iter().collect::<Vec<_>>().join("+")
+}
+
+/// The kind of quantity a value states: `money` (it names a currency),
+/// `percent`, or empty (a count, or no quantity). A price quoted under
+/// "fleet" is not the fleet's history.
+pub fn unit_kind(value: &str, snippet: &str) -> &'static str {
+    let text = if is_sentence(value) || snippet.is_empty() {
+        value
+    } else {
+        snippet
+    };
+    let carrying: Vec<&str> = text
+        .split([',', ';', ':', '(', ')'])
+        .filter(|c| c.chars().any(|ch| ch.is_ascii_digit()))
+        .collect();
+    if carrying.iter().any(|c| !currencies(c).is_empty()) {
+        "money"
+    } else if carrying
+        .iter()
+        .any(|c| c.contains('%') || normalize_value(c).contains('%'))
+    {
+        "percent"
+    } else {
+        ""
+    }
 }
 
 /// How many old values a sentence names as the start of a change ("rose
@@ -1375,6 +1407,32 @@ mod tests {
                 ""
             ),
             ""
+        );
+        // Names are not scopes.
+        assert_eq!(
+            subtopic(
+                "Suresh Kulkarni, the founder and managing director of Halden Freight, told Nagpur Business Daily that the company had turned down two offers.",
+                ""
+            ),
+            ""
+        );
+        assert_eq!(
+            unit_kind(
+                "Full truck load, single temperature, 24-foot reefer ₹44 per km",
+                ""
+            ),
+            "money"
+        );
+        assert_eq!(
+            unit_kind(
+                "Halden Freight operates a fleet of 260 refrigerated trucks as of 2026.",
+                ""
+            ),
+            ""
+        );
+        assert_eq!(
+            unit_kind("PadmaPay uptime over the last 12 months was 99.96%.", ""),
+            "percent"
         );
         // A short value is read in its snippet.
         assert_eq!(

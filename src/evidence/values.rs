@@ -790,7 +790,7 @@ const SCOPES: &[&str] = &[
 
 /// Words that make a sentence a rule for what would happen ("will notify
 /// merchants within 72 hours of any breach"), not a report of what did.
-const CONDITIONALS: &[&str] = &["if", "unless", "whenever", "any", "should"];
+const CONDITIONALS: &[&str] = &["if", "unless", "whenever"];
 const MODALS: &[&str] = &[
     "will",
     "would",

@@ -252,7 +252,7 @@ pub fn draft_on(
     }
     md.push('\n');
     match kind {
-        QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, &date_of)),
+        QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, today)),
         QuestionKind::Comparison => md.push_str(&comparison(&aspects, &date_of)),
         _ => {}
     }
@@ -519,16 +519,18 @@ fn mentions_incident(quote: &str) -> bool {
         .any(|w| q.contains(w))
 }
 
-/// Every dated finding in date order, for what-changed questions.
-fn timeline(aspects: &[Aspect], date_of: &dyn Fn(&str, Option<&str>) -> Option<String>) -> String {
+/// Every finding that dates itself, in date order, for what-changed
+/// questions (a page's date says when it was written, not when something
+/// changed, so undated sentences stay out).
+fn timeline(aspects: &[Aspect], today: NaiveDate) -> String {
     let mut rows: Vec<(String, String, &Finding)> = Vec::new();
     let mut seen = BTreeSet::new();
     for a in aspects {
         for f in &a.unit.findings {
-            if let Some(d) = date_of(&f.quote, f.as_of.as_deref())
+            if let Some(d) = values::sentence_date(&f.quote, today)
                 && seen.insert((f.source, quotes_key(&f.quote)))
             {
-                rows.push((d, a.label.clone(), f));
+                rows.push((d.to_string(), a.label.clone(), f));
             }
         }
     }
@@ -537,12 +539,14 @@ fn timeline(aspects: &[Aspect], date_of: &dyn Fn(&str, Option<&str>) -> Option<S
     }
     rows.sort_by(|a, b| a.0.cmp(&b.0).then(a.2.source.cmp(&b.2.source)));
     let mut md = String::from("## Timeline\n\n");
+    let one_aspect = aspects.len() == 1;
     for (d, label, f) in rows {
-        md.push_str(&format!(
-            "- {d} ({}): {}\n",
-            label,
-            cited(&f.quote, f.source)
-        ));
+        let cite = cited(&f.quote, f.source);
+        if one_aspect {
+            md.push_str(&format!("- {d}: {cite}\n"));
+        } else {
+            md.push_str(&format!("- {d} ({label}): {cite}\n"));
+        }
     }
     md.push('\n');
     md
@@ -688,5 +692,290 @@ pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str)
         markdown: md,
         sources,
         scrubbed: scrubbed.removed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::evidence_view::ValueView;
+
+    fn finding(quote: &str, source: usize, as_of: &str) -> Finding {
+        Finding {
+            claim: quote.into(),
+            quote: quote.into(),
+            url: format!("https://s{source}.example/"),
+            source,
+            field: None,
+            value: None,
+            as_of: Some(as_of.into()),
+            title: String::new(),
+            source_type: "news".into(),
+        }
+    }
+
+    fn unit(aspect: &str, findings: Vec<Finding>) -> Findings {
+        Findings {
+            unit: "sub-1".into(),
+            aspect: aspect.into(),
+            summary: String::new(),
+            findings,
+            gaps: vec![],
+        }
+    }
+
+    fn view(
+        key: &str,
+        field: &str,
+        quote: &str,
+        source: usize,
+        as_of: &str,
+        confidence: f64,
+    ) -> FieldView {
+        FieldView {
+            field: field.into(),
+            key: key.into(),
+            label: key.into(),
+            value: quote.into(),
+            quote: quote.into(),
+            source,
+            confidence,
+            as_of: Some(as_of.into()),
+            outcome: "accepted_one".into(),
+            uncertain: confidence < 0.6,
+            note: String::new(),
+            history: vec![],
+            conflicts: vec![],
+            rejected: vec![],
+        }
+    }
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 29).unwrap()
+    }
+
+    fn section<'a>(md: &'a str, title: &str) -> &'a str {
+        md.split("\n## ")
+            .find(|s| s.starts_with(title))
+            .unwrap_or("")
+    }
+
+    const CEO: &str = "Kavya Menon became chief executive officer of Acme on 1 March 2026.";
+    const INCIDENT: &str = "A misconfigured storage bucket exposed merchant invoices in May 2025.";
+
+    #[test]
+    fn a_due_diligence_answer_has_a_verdict_risks_and_one_line_per_aspect() {
+        let units = [
+            unit("leadership", vec![finding(CEO, 1, "2026-03-05")]),
+            unit(
+                "security incidents",
+                vec![finding(INCIDENT, 2, "2025-05-21")],
+            ),
+            unit("licence status", vec![]),
+        ];
+        let mut incident = view(
+            "security_incident",
+            "security_incident",
+            INCIDENT,
+            2,
+            "2025-05-01",
+            0.9,
+        );
+        incident.conflicts.push(ValueView {
+            value: "x".into(),
+            quote: "Acme will tell merchants if data is exposed.".into(),
+            source: 3,
+            source_type: "official".into(),
+            confidence: 0.5,
+            as_of: None,
+            status: "contested".into(),
+        });
+        let merged = [view("ceo", "ceo", CEO, 1, "2026-03-01", 0.95), incident];
+        let md = draft_on(
+            "Is Acme a reliable payment partner? Check leadership, security incidents and licence status.",
+            Some("Acme"),
+            &units,
+            &merged,
+            today(),
+        );
+        let answer = section(&md, "Answer");
+        assert!(answer.contains("**Verdict**"), "{md}");
+        assert!(answer.contains("2 of 3 aspect(s)"), "{answer}");
+        assert!(
+            answer.contains(&format!("\"{CEO}\" [1]")),
+            "the lead quotes and cites: {answer}"
+        );
+        let risks = answer.split("**Main risks:**").nth(1).unwrap_or("");
+        assert!(
+            risks.contains("Security incidents:") && risks.contains("[2]"),
+            "{risks}"
+        );
+        assert!(
+            risks.contains("Licence status: no verifiable evidence"),
+            "{risks}"
+        );
+        // The per-aspect lines eval reads come after the lead, one each.
+        let line = answer
+            .lines()
+            .find(|l| l.contains("**Leadership**"))
+            .unwrap();
+        assert!(
+            line.contains("Kavya Menon") && line.contains("confidence 0.95"),
+            "{line}"
+        );
+        assert_eq!(answer.matches("**Leadership**").count(), 1);
+    }
+
+    #[test]
+    fn a_quote_carries_one_date_everywhere() {
+        let units = [unit("leadership", vec![finding(CEO, 1, "2026-03-05")])];
+        let merged = [view("ceo", "ceo", CEO, 1, "2026-03-01", 0.95)];
+        let md = draft_on("Who runs Acme?", Some("Acme"), &units, &merged, today());
+        let dates: BTreeSet<&str> = md
+            .lines()
+            .filter(|l| l.contains(CEO))
+            .filter_map(|l| l.split("as of ").nth(1))
+            .map(|d| &d[..10])
+            .collect();
+        assert_eq!(dates, BTreeSet::from(["2026-03-01"]), "{md}");
+    }
+
+    #[test]
+    fn what_changed_questions_get_a_dated_timeline() {
+        let units = [
+            unit(
+                "what changed in version 3",
+                vec![
+                    finding(
+                        "Version 3 was published on 10 March 2026 by the alliance.",
+                        1,
+                        "2026-03-10",
+                    ),
+                    finding(
+                        "The standard describes curb rules for loading zones and bus stops.",
+                        2,
+                        "2026-07-01",
+                    ),
+                ],
+            ),
+            unit(
+                "when did it take effect",
+                vec![finding(
+                    "Version 3 took effect on 1 July 2026 for all new feeds.",
+                    3,
+                    "2026-07-02",
+                )],
+            ),
+        ];
+        let md = draft_on(
+            "What changed in version 3 of CurbSpec, and when did it take effect?",
+            None,
+            &units,
+            &[],
+            today(),
+        );
+        let timeline = section(&md, "Timeline");
+        let lines: Vec<&str> = timeline.lines().filter(|l| l.starts_with("- ")).collect();
+        assert_eq!(lines.len(), 2, "undated sentences stay out: {timeline}");
+        assert!(
+            lines[0].starts_with("- 2026-03-10 (what changed in version 3):"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].starts_with("- 2026-07-01 (when did it take effect):"),
+            "{}",
+            lines[1]
+        );
+        assert!(section(&md, "Answer").contains("In short"));
+        assert!(!md.contains("## Comparison"));
+    }
+
+    #[test]
+    fn comparisons_get_a_table() {
+        let units = [
+            unit(
+                "Quillstore licence",
+                vec![finding(
+                    "Quillstore is licensed under the Business Source License 1.1.",
+                    1,
+                    "2026-03-01",
+                )],
+            ),
+            unit(
+                "Brinewood licence",
+                vec![finding(
+                    "Brinewood is | licensed under the MIT License.",
+                    2,
+                    "2026-02-01",
+                )],
+            ),
+        ];
+        let md = draft_on(
+            "Quillstore vs Brinewood: licences",
+            None,
+            &units,
+            &[],
+            today(),
+        );
+        let table = section(&md, "Comparison");
+        assert!(
+            table.contains("| Aspect | Evidence | Confidence | As of |"),
+            "{md}"
+        );
+        assert!(
+            table.contains("| Quillstore licence | \"Quillstore is licensed"),
+            "{table}"
+        );
+        assert!(
+            table.contains("Brinewood is \\| licensed"),
+            "pipes are escaped: {table}"
+        );
+        assert!(!md.contains("## Timeline"));
+    }
+
+    #[test]
+    fn sub_topics_show_under_their_aspect_not_as_its_history() {
+        let units = [unit(
+            "pricing",
+            vec![finding(
+                "Acme charges 1.9% per domestic card transaction.",
+                1,
+                "2026-08-01",
+            )],
+        )];
+        let merged = [
+            view(
+                "pricing",
+                "pricing",
+                "Acme charges 1.9% per domestic card transaction.",
+                1,
+                "2026-08-01",
+                0.9,
+            ),
+            view(
+                "pricing:international",
+                "pricing",
+                "Acme charges 3.4% per international card transaction.",
+                1,
+                "2026-08-01",
+                0.9,
+            ),
+        ];
+        let md = draft_on(
+            "What does Acme charge?",
+            Some("Acme"),
+            &units,
+            &merged,
+            today(),
+        );
+        assert!(
+            md.contains("  - International: \"Acme charges 3.4%"),
+            "{md}"
+        );
+        assert!(
+            !md.contains("## History") && !md.contains("## Conflicts"),
+            "{md}"
+        );
     }
 }

@@ -303,8 +303,10 @@ fn subtopics<'a>(field: Field, items: &[&'a EvidenceItem]) -> Vec<(String, Vec<&
         .iter()
         .filter(|((scope, _), _)| scope.as_str() != "policy" || only)
         .max_by(|a, b| {
-            a.1.len()
-                .cmp(&b.1.len())
+            // Values that state a quantity come before those that state none.
+            (!a.0.1.is_empty())
+                .cmp(&!b.0.1.is_empty())
+                .then(a.1.len().cmp(&b.1.len()))
                 .then(best(a.1).total_cmp(&best(b.1)))
                 .then(b.0.cmp(a.0))
         })

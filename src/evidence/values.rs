@@ -869,7 +869,8 @@ pub fn subtopic(value: &str, snippet: &str) -> String {
 }
 
 /// The kind of quantity a value states: `money` (it names a currency),
-/// `percent`, or empty (a count, or no quantity). A price quoted under
+/// `percent`, `count` (another number, dates aside), or empty (no
+/// quantity). A price quoted under
 /// "fleet" is not the fleet's history.
 pub fn unit_kind(value: &str, snippet: &str) -> &'static str {
     let text = if is_sentence(value) || snippet.is_empty() {
@@ -888,6 +889,12 @@ pub fn unit_kind(value: &str, snippet: &str) -> &'static str {
         .any(|c| c.contains('%') || normalize_value(c).contains('%'))
     {
         "percent"
+    } else if carrying.iter().any(|c| {
+        let n = normalize_value(c);
+        let n = DATE_RE.replace_all(&n, " ");
+        has_digit(&YEAR_RE.replace_all(&n, " "))
+    }) {
+        "count"
     } else {
         ""
     }
@@ -1428,6 +1435,10 @@ mod tests {
                 "Halden Freight operates a fleet of 260 refrigerated trucks as of 2026.",
                 ""
             ),
+            "count"
+        );
+        assert_eq!(
+            unit_kind("On 20 May 2025, the company disclosed an outage.", ""),
             ""
         );
         assert_eq!(

@@ -273,10 +273,12 @@ impl RunCtx {
         let docs: Vec<DocForDedup> = pages.iter().map(DocForDedup::from_page).collect();
         let copies = find_copies(&docs);
         let today = crate::evidence::score::parse_date(&self.today).unwrap_or_default();
+        // The plan's aspects decide which claims are one field.
+        let aspects: Vec<String> = self.all_findings().into_iter().map(|f| f.aspect).collect();
         let fields = merge(
             &self.pages.evidence(),
             &copies.origin_of,
-            &MergeOptions::new(today, self.anchors.name.as_deref()),
+            &MergeOptions::new(today, self.anchors.name.as_deref()).with_aspects(&aspects),
         );
         (fields, copies)
     }

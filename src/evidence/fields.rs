@@ -531,9 +531,172 @@ pub fn field_for(aspect_or_label: &str) -> Field {
         .unwrap_or(Field::Other)
 }
 
+/// Where a claim is merged: the behaviour of a known [`Field`] (half-life,
+/// authority, what part of a sentence carries the value) and the key that
+/// groups claims about one thing.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FieldKey {
+    pub field: Field,
+    /// `ceo`, `pricing`, ... for a field of the vocabulary that one aspect
+    /// owns; the aspect's slug (`which_cities_have_adopted_it`) otherwise.
+    pub key: String,
+    /// The aspect or label, for people.
+    pub label: String,
+}
+
+/// A label as a key: lowercase words joined by `_`, at most 60 characters.
+pub fn slug(label: &str) -> String {
+    let mut out = String::new();
+    for w in words(label) {
+        if out.len() + w.len() + 1 > 60 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('_');
+        }
+        out.push_str(&w);
+    }
+    if out.is_empty() { "other".into() } else { out }
+}
+
+/// The fields of one run, from the plan's aspects: an aspect that maps to a
+/// field of the vocabulary no other aspect maps to is keyed by that field
+/// (so claims labelled `ceo` and the aspect "leadership" meet); an aspect
+/// that maps to none, or shares its field with another aspect ("price of
+/// A", "price of B"), is its own field, keyed by the aspect.
+#[derive(Debug, Clone, Default)]
+pub struct FieldKeys {
+    aspects: Vec<FieldKey>,
+}
+
+impl FieldKeys {
+    pub fn new<S: AsRef<str>>(aspects: &[S]) -> FieldKeys {
+        let mut seen = std::collections::BTreeSet::new();
+        let labels: Vec<&str> = aspects
+            .iter()
+            .map(|a| a.as_ref().trim())
+            .filter(|a| !a.is_empty() && seen.insert(slug(a)))
+            .collect();
+        let fields: Vec<Field> = labels.iter().map(|a| field_for(a)).collect();
+        let aspects = labels
+            .iter()
+            .zip(&fields)
+            .map(|(label, &field)| {
+                let shared = fields.iter().filter(|&&f| f == field).count() > 1;
+                let key = if field == Field::Other || shared {
+                    slug(label)
+                } else {
+                    field.as_str().to_string()
+                };
+                FieldKey {
+                    field,
+                    key,
+                    label: label.to_string(),
+                }
+            })
+            .collect();
+        FieldKeys { aspects }
+    }
+
+    /// The key of a claim labelled `label` (an aspect, or a field name a
+    /// model chose); `context` (its value and quote) picks among aspects
+    /// that share a field.
+    pub fn key_for(&self, label: &str, context: &str) -> FieldKey {
+        let label = label.trim();
+        let s = slug(label);
+        if let Some(a) = self.aspects.iter().find(|a| slug(&a.label) == s) {
+            return a.clone();
+        }
+        let field = field_for(label);
+        if field != Field::Other {
+            let owners: Vec<&FieldKey> = self.aspects.iter().filter(|a| a.field == field).collect();
+            match owners.as_slice() {
+                [one] => return (*one).clone(),
+                [] => {}
+                many => {
+                    // The aspect whose own words (those no sibling has)
+                    // the claim mentions.
+                    let ctx: std::collections::BTreeSet<String> =
+                        words(context).into_iter().collect();
+                    let own = |a: &FieldKey| {
+                        words(&a.label)
+                            .into_iter()
+                            .filter(|w| {
+                                w.len() > 2
+                                    && many
+                                        .iter()
+                                        .filter(|b| b.key != a.key)
+                                        .all(|b| !words(&b.label).contains(w))
+                            })
+                            .any(|w| ctx.contains(&w))
+                    };
+                    let hits: Vec<&&FieldKey> = many.iter().filter(|a| own(a)).collect();
+                    if let [one] = hits.as_slice() {
+                        return (**one).clone();
+                    }
+                }
+            }
+            return FieldKey {
+                field,
+                key: field.as_str().to_string(),
+                label: field.as_str().replace('_', " "),
+            };
+        }
+        FieldKey {
+            field,
+            key: s,
+            label: label.to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aspects_become_fields() {
+        let keys = FieldKeys::new(&[
+            "leadership",
+            "what changed in version 3",
+            "which cities have adopted it",
+            "price of WireGuard",
+            "price of OpenVPN",
+        ]);
+        let k = |label: &str, ctx: &str| keys.key_for(label, ctx).key;
+        assert_eq!(k("leadership", ""), "ceo");
+        assert_eq!(
+            k("ceo", "Kavya Menon is CEO"),
+            "ceo",
+            "a field name meets its aspect"
+        );
+        assert_eq!(
+            k("which cities have adopted it", ""),
+            "which_cities_have_adopted_it"
+        );
+        assert_eq!(
+            keys.key_for("which cities have adopted it", "").field,
+            Field::Other
+        );
+        assert_eq!(
+            k("what changed in version 3", ""),
+            "what_changed_in_version_3"
+        );
+        // Two aspects about prices are two fields, never one another's history.
+        assert_eq!(k("price of WireGuard", ""), "price_of_wireguard");
+        assert_eq!(k("price of OpenVPN", ""), "price_of_openvpn");
+        assert_eq!(
+            k("pricing", "OpenVPN Access Server costs $15 a month"),
+            "price_of_openvpn"
+        );
+        assert_eq!(k("pricing", "no product named"), "pricing");
+        // A label no aspect owns keeps its own key.
+        assert_eq!(k("market share", ""), "market_share");
+        assert_eq!(
+            FieldKeys::default().key_for("licence status", "").key,
+            "regulatory_status"
+        );
+    }
 
     #[test]
     fn names_round_trip() {

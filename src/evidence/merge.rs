@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::fields::{Field, HIGH_STAKES_CAP, field_for, mentions};
+use super::fields::{Field, FieldKey, FieldKeys, HIGH_STAKES_CAP, mentions};
 use super::identity::host_of;
 use super::score::claim_date;
 use super::values::{self, entity_tokens, key_tokens, normalize_value, same_value};
@@ -40,6 +40,9 @@ pub struct MergeOptions {
     pub entity: Option<String>,
     /// Token Jaccard at or above which two values are one.
     pub threshold: f64,
+    /// The plan's aspects: each is a field of its own unless it maps to a
+    /// field of the vocabulary no other aspect maps to (see [`FieldKeys`]).
+    pub aspects: Vec<String>,
 }
 
 impl MergeOptions {
@@ -48,7 +51,13 @@ impl MergeOptions {
             today,
             entity: entity.map(str::to_string),
             threshold: DEFAULT_THRESHOLD,
+            aspects: Vec::new(),
         }
+    }
+
+    pub fn with_aspects<S: AsRef<str>>(mut self, aspects: &[S]) -> MergeOptions {
+        self.aspects = aspects.iter().map(|a| a.as_ref().to_string()).collect();
+        self
     }
 }
 
@@ -137,6 +146,17 @@ pub struct ValueCluster {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MergedField {
     pub field: Field,
+    /// What groups its claims: the field's name, or the aspect's slug for
+    /// an aspect outside the vocabulary; a sub-topic adds `:scope`.
+    #[serde(default)]
+    pub key: String,
+    /// The aspect or field, for people.
+    #[serde(default)]
+    pub label: String,
+    /// The scope its values share within the field ("international",
+    /// "policy"); empty for the field's main values.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub subtopic: String,
     /// The current value, or the best guess when unresolved.
     pub value: String,
     pub confidence: f64,
@@ -214,19 +234,114 @@ pub fn merge(
     origins: &HashMap<String, String>,
     opts: &MergeOptions,
 ) -> Vec<MergedField> {
-    let mut by_field: BTreeMap<Field, Vec<&EvidenceItem>> = BTreeMap::new();
+    let keys = FieldKeys::new(&opts.aspects);
+    let mut by_key: BTreeMap<(Field, String), (FieldKey, Vec<&EvidenceItem>)> = BTreeMap::new();
     for item in items {
         if item.accepted && item.claim.value.chars().any(char::is_alphanumeric) {
-            by_field
-                .entry(field_for(&item.claim.field))
-                .or_default()
+            let context = format!("{} {}", item.claim.value, item.claim.snippet);
+            let key = keys.key_for(&item.claim.field, &context);
+            by_key
+                .entry((key.field, key.key.clone()))
+                .or_insert_with(|| (key, Vec::new()))
+                .1
                 .push(item);
         }
     }
-    by_field
-        .into_iter()
-        .filter_map(|(field, items)| merge_field(field, &items, origins, opts))
-        .collect()
+    let mut out = Vec::new();
+    for (_, (key, items)) in by_key {
+        for (scope, group) in subtopics(key.field, &items) {
+            if let Some(mut m) = merge_field(key.field, &group, origins, opts) {
+                if scope.is_empty() {
+                    m.key = key.key.clone();
+                    m.label = key.label.clone();
+                } else {
+                    m.key = format!("{}:{scope}", key.key);
+                    m.label = format!("{} ({})", key.label, scope.replace('+', ", "));
+                    m.subtopic = scope;
+                }
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// Splits a field's evidence by sub-topic: its scope
+/// ([`values::subtopic`]) and the kind of quantity it states
+/// ([`values::unit_kind`]). The main group (the one with the most evidence)
+/// comes first with an empty name, joined by the values that have no scope
+/// and state the same kind of quantity or none; then one group per other
+/// sub-topic, named by its scope or its kind of quantity.
+fn subtopics<'a>(field: Field, items: &[&'a EvidenceItem]) -> Vec<(String, Vec<&'a EvidenceItem>)> {
+    let mut groups: BTreeMap<(String, &'static str), Vec<&EvidenceItem>> = BTreeMap::new();
+    let mut off_field = Vec::new();
+    for item in items {
+        let (v, s) = (&item.claim.value, &item.claim.snippet);
+        // A sentence that does not speak of the field has no sub-topic in
+        // it: it joins the main group, where it names no value.
+        if values::is_sentence(v) && !mentions(field, v) {
+            off_field.push(*item);
+            continue;
+        }
+        groups
+            .entry((values::subtopic(v, s), values::unit_kind(v, s)))
+            .or_default()
+            .push(item);
+    }
+    if groups.is_empty() {
+        return vec![(String::new(), off_field)];
+    }
+    let only = groups.len() == 1 && off_field.is_empty();
+    let best = |v: &Vec<&EvidenceItem>| {
+        v.iter()
+            .map(|i| i.scores.reliability)
+            .fold(0.0_f64, f64::max)
+    };
+    // The main group: most evidence, then the most reliable piece; a
+    // policy is never the main value while facts exist.
+    let Some(main) = groups
+        .iter()
+        .filter(|((scope, _), _)| scope.as_str() != "policy" || only)
+        .max_by(|a, b| {
+            // Values that state a quantity come before those that state none.
+            (!a.0.1.is_empty())
+                .cmp(&!b.0.1.is_empty())
+                .then(a.1.len().cmp(&b.1.len()))
+                .then(best(a.1).total_cmp(&best(b.1)))
+                .then(b.0.cmp(a.0))
+        })
+        .map(|(k, _)| k.clone())
+    else {
+        // Only a policy spoke of the field: the other sentences are the
+        // main group.
+        let mut out = vec![(String::new(), off_field)];
+        out.extend(groups.into_iter().map(|((scope, _), g)| (scope, g)));
+        return out;
+    };
+    let joins =
+        |(scope, unit): &(String, &str)| scope.is_empty() && (*unit == main.1 || unit.is_empty());
+    let mut first = Vec::new();
+    let mut rest = Vec::new();
+    for (k, g) in groups {
+        if k == main || joins(&k) {
+            first.extend(g);
+        } else {
+            let name = match (k.0.as_str(), k.1) {
+                ("", unit) => unit.to_string(),
+                (scope, _) => scope.to_string(),
+            };
+            rest.push((name, g));
+        }
+    }
+    // Two groups may share a name (a scope stated in two units).
+    let mut named: BTreeMap<String, Vec<&EvidenceItem>> = BTreeMap::new();
+    for (name, g) in rest {
+        named.entry(name).or_default().extend(g);
+    }
+    first.extend(off_field);
+    let mut out = vec![(String::new(), first)];
+    out.extend(named);
+    out
 }
 
 /// Merges the evidence of one field; `None` when there is none.
@@ -514,6 +629,9 @@ fn resolve(field: Field, clusters: Vec<Evaluated>) -> MergedField {
     let note = note(field, outcome, &current, &history, &conflicts, &rejected);
     MergedField {
         field,
+        key: field.as_str().to_string(),
+        label: field.as_str().replace('_', " "),
+        subtopic: String::new(),
         uncertain: outcome == Outcome::Unresolved || current.confidence < STRONG,
         value: current.value,
         confidence: current.confidence,
@@ -1132,6 +1250,170 @@ mod tests {
         assert_eq!(m.value, "Ananya Rao");
         assert!(m.conflicts.is_empty());
         assert!(merge(&[], &HashMap::new(), &opts()).is_empty());
+    }
+
+    #[test]
+    fn five_pages_naming_five_chief_executives_are_five_values() {
+        let items: Vec<EvidenceItem> = (2..=6)
+            .map(|n| {
+                item(
+                    &format!("e{n}"),
+                    "leadership",
+                    &format!("Person{n} is the chief executive officer of NimbusPay, the company confirmed."),
+                    &format!("https://site{n}.example/about"),
+                    SourceType::News,
+                    "2026-07-01",
+                    0.7,
+                )
+            })
+            .collect();
+        let m = one(&items);
+        assert!(m.confidence < 0.8, "one page each: {}", m.confidence);
+        assert_eq!(m.outcome, Outcome::Unresolved);
+        assert!(m.uncertain);
+        assert_eq!(m.conflicts.len(), 4, "{m:#?}");
+        let named: BTreeSet<String> = std::iter::once(m.value.clone())
+            .chain(m.conflicts.iter().map(|c| c.value.clone()))
+            .collect();
+        assert_eq!(named.len(), 5);
+    }
+
+    #[test]
+    fn fees_of_different_scopes_are_not_history_of_one_another() {
+        let merged = merge(
+            &[
+                item(
+                    "e1",
+                    "pricing",
+                    "NimbusPay charges a standard fee of 1.9% per domestic card or UPI transaction, with no setup fee.",
+                    "https://nimbuspay.example/pricing",
+                    SourceType::Official,
+                    "2026-08-01",
+                    0.9,
+                ),
+                item(
+                    "e2",
+                    "pricing",
+                    "NimbusPay charges 3.4% per international card transaction, including currency conversion.",
+                    "https://nimbuspay.example/pricing",
+                    SourceType::Official,
+                    "2026-08-01",
+                    0.9,
+                ),
+                item(
+                    "e3",
+                    "pricing",
+                    "NimbusPay charges 2.4% per domestic card or UPI transaction, with no setup fee.",
+                    "https://news.example/2023/fees",
+                    SourceType::News,
+                    "2023-04-12",
+                    0.7,
+                ),
+            ],
+            &HashMap::new(),
+            &opts(),
+        );
+        assert_eq!(merged.len(), 2, "{merged:#?}");
+        let main = &merged[0];
+        assert_eq!(main.key, "pricing");
+        assert!(main.value.contains("1.9%"));
+        assert_eq!(main.history.len(), 1);
+        assert!(main.history[0].value.contains("2.4%"));
+        assert!(
+            main.conflicts
+                .iter()
+                .chain(&main.history)
+                .all(|c| !c.value.contains("3.4%"))
+        );
+        assert_eq!(merged[1].key, "pricing:international");
+        assert_eq!(merged[1].subtopic, "international");
+        assert!(merged[1].value.contains("3.4%"));
+    }
+
+    #[test]
+    fn a_policy_is_not_a_disputed_incident() {
+        let merged = merge(
+            &[
+                item(
+                    "e1",
+                    "security incidents",
+                    "On 20 May 2025, NimbusPay disclosed that a misconfigured storage bucket had exposed merchant invoice PDFs to the public internet.",
+                    "https://nimbuspay.example/security/incident",
+                    SourceType::Official,
+                    "2025-05-20",
+                    0.85,
+                ),
+                item(
+                    "e2",
+                    "security incidents",
+                    "NimbusPay will notify affected merchants without undue delay if a security incident affects merchant data.",
+                    "https://nimbuspay.example/legal/terms",
+                    SourceType::Official,
+                    "2026-07-01",
+                    0.8,
+                ),
+            ],
+            &HashMap::new(),
+            &opts(),
+        );
+        let main = &merged[0];
+        assert!(main.value.contains("storage bucket"), "{merged:#?}");
+        assert!(main.conflicts.is_empty(), "{main:#?}");
+        assert_eq!(merged[1].subtopic, "policy");
+    }
+
+    #[test]
+    fn aspects_outside_the_vocabulary_are_fields_of_their_own() {
+        let o = MergeOptions::new(day("2026-11-01"), None)
+            .with_aspects(&["which cities have adopted it", "when did it take effect"]);
+        let merged = merge(
+            &[
+                item(
+                    "e1",
+                    "which cities have adopted it",
+                    "Pune and Nagpur",
+                    "https://a.example/1",
+                    SourceType::News,
+                    "2026-01-01",
+                    0.7,
+                ),
+                item(
+                    "e2",
+                    "when did it take effect",
+                    "1 March 2025",
+                    "https://b.example/1",
+                    SourceType::Official,
+                    "2025-03-01",
+                    0.8,
+                ),
+                item(
+                    "e3",
+                    "when did it take effect",
+                    "2025-03-01",
+                    "https://c.example/1",
+                    SourceType::News,
+                    "2025-03-02",
+                    0.7,
+                ),
+            ],
+            &HashMap::new(),
+            &o,
+        );
+        let keys: BTreeSet<&str> = merged.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            BTreeSet::from(["which_cities_have_adopted_it", "when_did_it_take_effect"])
+        );
+        let when = merged
+            .iter()
+            .find(|m| m.key == "when_did_it_take_effect")
+            .unwrap();
+        assert_eq!(
+            when.origins, 2,
+            "two spellings of one date are one value: {when:#?}"
+        );
+        assert!(when.conflicts.is_empty());
+        assert_eq!(when.label, "when did it take effect");
     }
 
     #[test]

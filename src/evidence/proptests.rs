@@ -11,6 +11,33 @@ use super::merge::{self, MAX_CONFIDENCE, MergeOptions, noisy_or};
 use super::values::{self, normalize_value};
 use super::{Claim, EvidenceItem, Field, Scores, SourceRef, SourceType, field_for, score};
 
+/// A number with a unit; `N` is the number. Units of one class
+/// (`unit_class`) may be spelt alike after normalising.
+const VALUE_UNITS: &[&str] = &[
+    "N%", "N km", "N ms", "$N", "₹N", "€N", "N crore", "N GB", "N MB", "N kg", "N", "vN",
+];
+
+fn is_currency(i: usize) -> bool {
+    matches!(VALUE_UNITS[i], "$N" | "₹N" | "€N")
+}
+
+/// Words the key tokens drop on purpose (stopwords, months, titles...),
+/// which a generated name may happen to be.
+fn is_common_word(name: &str) -> bool {
+    let stop = [
+        "the", "and", "for", "was", "has", "been", "are", "were", "its", "may", "mar", "jan",
+        "feb", "apr", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "june", "july", "march",
+        "april",
+    ];
+    name.split(' ')
+        .any(|w| stop.contains(&w.to_lowercase().as_str()))
+        || name.split(' ').count()
+            != name
+                .split(' ')
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+}
+
 const FIELDS: &[&str] = &["ceo", "licence status", "funding", "pricing", "founded"];
 const VALUES: &[&str] = &[
     "Ananya Rao",
@@ -214,6 +241,70 @@ proptest! {
         let _ = values::sentence_date(&value, opts().today);
         let _ = score::parse_date(&value);
         let _ = field_for(&value);
+    }
+
+    #[test]
+    fn value_keys_keep_distinct_values_apart(
+        n in 1u32..100_000,
+        frac in prop::option::of(1u32..100),
+        unit in 0usize..VALUE_UNITS.len(),
+        other_unit in 0usize..VALUE_UNITS.len(),
+        bump in 1u32..9,
+        name in "[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8}){0,2}",
+        pos in 0usize..30,
+        letter in "[a-z]",
+        f in 0..Field::ALL.len(),
+    ) {
+        let field = Field::ALL[f];
+        let e = values::entity_tokens(Some("Acme"));
+        let keys = |v: &str| values::key_tokens(v, field, &e);
+        let differ = |a: &str, b: &str| {
+            prop_assert_ne!(normalize_value(a), normalize_value(b), "{} / {}", a, b);
+            prop_assert!(values::same_value(&keys(a), &keys(b), 0.6).is_none(), "{} / {}", a, b);
+            Ok(())
+        };
+        let number = match frac {
+            Some(x) => format!("{n}.{x}"),
+            None => n.to_string(),
+        };
+        let with = |num: &str, u: usize| VALUE_UNITS[u].replace('N', num);
+        // A digit changed.
+        let bumped = match frac {
+            Some(x) => format!("{n}.{}", x + bump * 100),
+            None => (n + bump).to_string(),
+        };
+        differ(&with(&number, unit), &with(&bumped, unit))?;
+        // A unit changed.
+        // (Currencies are symbols the normaliser drops, kept as key tokens;
+        // a bare number gains a unit rather than changing one.)
+        let (a, b) = (with(&number, unit), with(&number, other_unit));
+        let bare = |i: usize| VALUE_UNITS[i] == "N";
+        if unit != other_unit && !(bare(unit) && is_currency(other_unit)) && !(bare(other_unit) && is_currency(unit)) {
+            if is_currency(unit) && is_currency(other_unit) {
+                prop_assert!(values::same_value(&keys(&a), &keys(&b), 0.6).is_none(), "{} / {}", a, b);
+            } else {
+                differ(&a, &b)?;
+            }
+        }
+        // A letter changed in a name.
+        let chars: Vec<char> = name.chars().collect();
+        let i = pos % chars.len();
+        let l = letter.chars().next().unwrap_or('x');
+        if chars[i].is_ascii_lowercase() && chars[i] != l {
+            let mut other = chars.clone();
+            other[i] = l;
+            let other: String = other.into_iter().collect();
+            prop_assert_ne!(normalize_value(&name), normalize_value(&other));
+            if !is_common_word(&name) && !is_common_word(&other) {
+                prop_assert!(values::same_value(&keys(&name), &keys(&other), 0.6).is_none(), "{} / {}", name, other);
+            }
+        }
+    }
+
+    #[test]
+    fn normalising_any_value_is_idempotent(value in "[A-Za-z0-9 .,%$₹€:/-]{0,40}( (ms|km|GB|crore|version|v)[0-9. ]{0,6})?") {
+        let once = normalize_value(&value);
+        prop_assert_eq!(normalize_value(&once), once);
     }
 
     #[test]

@@ -50,8 +50,14 @@ pub fn normalize_value(value: &str) -> String {
         LazyLock::new(|| crate::re(r"\b(?:ms|mr|mrs|dr|prof|shri|smt)\.?\s+"));
     static THOUSANDS: LazyLock<Regex> = LazyLock::new(|| crate::re(r"(\d),(\d{3})"));
     static UNIT: LazyLock<Regex> =
-        LazyLock::new(|| crate::re(r"(\d)\s+(m|bn|k|tn|%|cr|crore|crores|lakh|lakhs)(?:\s|$)"));
-    let mut v = value.to_lowercase();
+        LazyLock::new(|| crate::re(&format!(r"(\d)\s+({})(?:\s|$)", GLUED_UNITS.join("|"))));
+    static VERSION: LazyLock<Regex> =
+        LazyLock::new(|| crate::re(r"\b(?:version|ver|v)\s?(\d+(?:\.\d+)*)\b"));
+    // Milliseconds first, before "ms" can be read as a title.
+    static MILLIS: LazyLock<Regex> = LazyLock::new(|| crate::re(r"(\d)\s*ms\b"));
+    let mut v = MILLIS
+        .replace_all(&value.to_lowercase(), "${1}ms")
+        .into_owned();
     for (from, to) in [
         ("per cent", "%"),
         ("percent", "%"),
@@ -93,6 +99,8 @@ pub fn normalize_value(value: &str) -> String {
         }
         v = next;
     }
+    // "version 3", "ver 3.0", "v3" -> "v3".
+    let v = VERSION.replace_all(&v, "v$1").into_owned();
     v.replace("crores", "crore")
         .replace("lakhs", "lakh")
         .split_whitespace()
@@ -100,10 +108,38 @@ pub fn normalize_value(value: &str) -> String {
             _ if w.ends_with("crore") && w.starts_with(|c: char| c.is_ascii_digit()) => {
                 format!("{}cr", w.trim_end_matches("crore"))
             }
-            _ => w.to_string(),
+            _ => drop_zero_fraction(w),
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Units glued to the number before them ("40 m" -> "40m", "120 ms" ->
+/// "120ms"), so that a number keeps its unit as one token.
+const GLUED_UNITS: &[&str] = &[
+    "m", "bn", "k", "tn", "%", "cr", "crore", "crores", "lakh", "lakhs", "km", "kms", "ms", "gb",
+    "mb", "tb", "kb", "kg", "mw", "gw", "kwh", "mbps", "gbps", "hrs", "hr", "mins", "min",
+];
+
+/// "3.0" -> "3", "v3.0.0" -> "v3", "99.0%" -> "99%": a fraction of zeros
+/// says nothing ("3.10" and "99.50" are left alone: as versions they differ
+/// from "3.1").
+fn drop_zero_fraction(word: &str) -> String {
+    static NUM: LazyLock<Regex> = LazyLock::new(|| crate::re(r"^(v?\d+)((?:\.\d+)+)(\D.*)?$"));
+    let Some(c) = NUM.captures(word) else {
+        return word.to_string();
+    };
+    let mut parts: Vec<&str> = c[2].split('.').skip(1).collect();
+    while parts.last().is_some_and(|p| p.chars().all(|d| d == '0')) {
+        parts.pop();
+    }
+    let mut out = c[1].to_string();
+    for p in parts {
+        out.push('.');
+        out.push_str(p);
+    }
+    out.push_str(c.get(3).map_or("", |m| m.as_str()));
+    out
 }
 
 const STATUS_POSITIVE: &[&str] = &[
@@ -414,6 +450,72 @@ fn dates_in(normalized: &str) -> Vec<(usize, NaiveDate)> {
         .collect()
 }
 
+/// Date expressions in normalised text as `(start, end, token)`, the token
+/// `date:YYYY-MM-DD`, or `date:YYYY-MM` when the text names only a month.
+fn date_spans(normalized: &str) -> Vec<(usize, usize, String)> {
+    DATE_RE
+        .captures_iter(normalized)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+            let token = if let (Some(d), Some(m), Some(y)) = (num(1), c.get(2), num(3)) {
+                NaiveDate::from_ymd_opt(y as i32, month_number(m.as_str())?, d)?
+                    .format("date:%Y-%m-%d")
+                    .to_string()
+            } else if let (Some(m), Some(d), Some(y)) = (c.get(4), num(5), num(6)) {
+                NaiveDate::from_ymd_opt(y as i32, month_number(m.as_str())?, d)?
+                    .format("date:%Y-%m-%d")
+                    .to_string()
+            } else if let (Some(m), Some(y)) = (c.get(7), num(8)) {
+                format!("date:{y:04}-{:02}", month_number(m.as_str())?)
+            } else if let (Some(y), Some(m), Some(d)) = (num(9), num(10), num(11)) {
+                NaiveDate::from_ymd_opt(y as i32, m, d)?
+                    .format("date:%Y-%m-%d")
+                    .to_string()
+            } else {
+                return None;
+            };
+            Some((whole.start(), whole.end(), token))
+        })
+        .collect()
+}
+
+/// Normalised text with each date replaced by its `date:` token.
+fn with_date_tokens(normalized: &str) -> String {
+    let mut out = String::with_capacity(normalized.len());
+    let mut at = 0;
+    for (start, end, token) in date_spans(normalized) {
+        out.push_str(&normalized[at..start]);
+        out.push_str(&token);
+        at = end;
+    }
+    out.push_str(&normalized[at..]);
+    out
+}
+
+/// The currencies a value names, as `cur:` tokens: "$40M" and "₹40M" are
+/// not one amount, though both normalise to "40m".
+fn currencies(value: &str) -> BTreeSet<String> {
+    let lower = value.to_lowercase();
+    let words: BTreeSet<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = BTreeSet::new();
+    for (symbols, names, code) in [
+        (&["$"][..], &["usd", "dollar", "dollars"][..], "usd"),
+        (&["₹"][..], &["rs", "inr", "rupee", "rupees"][..], "inr"),
+        (&["€"][..], &["eur", "euro", "euros"][..], "eur"),
+        (&["£"][..], &["gbp", "pound", "pounds"][..], "gbp"),
+        (&["¥"][..], &["jpy", "yen"][..], "jpy"),
+    ] {
+        if symbols.iter().any(|s| lower.contains(s)) || names.iter().any(|n| words.contains(n)) {
+            out.insert(format!("cur:{code}"));
+        }
+    }
+    out
+}
+
 /// Whether a value is a sentence (compared on key tokens) rather than a
 /// short value (compared on all its words).
 pub fn is_sentence(value: &str) -> bool {
@@ -433,6 +535,8 @@ enum Part {
     Rounds,
     /// What happened in an incident: its kind and what it touched.
     Incident,
+    /// Dates, as canonical `date:` tokens.
+    Dates,
 }
 
 /// Words that tell one security incident from another.
@@ -486,7 +590,9 @@ fn parts_for(field: Field) -> &'static [Part] {
         Field::Employees => &[Quantities],
         Field::Capacity => &[Quantities],
         Field::Customers => &[Names, Quantities],
-        Field::Other => &[Names, Quantities, Status, Rounds],
+        // Anything else: a date may be the answer itself ("when did it
+        // take effect").
+        Field::Other => &[Names, Quantities, Status, Rounds, Dates],
     }
 }
 
@@ -567,13 +673,17 @@ pub fn key_tokens(value: &str, field: Field, entity: &BTreeSet<String>) -> BTree
     let tokens = canonical_tokens(&normalized);
     let status = final_status(&normalized, &tokens);
     if !is_sentence(value) {
-        let mut out: BTreeSet<String> = tokens
-            .iter()
-            .filter(|t| !STOPWORDS.contains(&t.as_str()) && !entity.contains(*t))
-            .cloned()
+        // Dates as one canonical token each ("1 March 2025" is 2025-03-01).
+        let dated = with_date_tokens(&normalized);
+        let mut out: BTreeSet<String> = canonical_tokens(&dated)
+            .into_iter()
+            .filter(|t| !STOPWORDS.contains(&t.as_str()) && !entity.contains(t))
             .collect();
         if parts_for(field).contains(&Part::Status) {
             out.extend(status.map(str::to_string));
+        }
+        if has_digit(&normalized) {
+            out.extend(currencies(value));
         }
         return out;
     }
@@ -624,7 +734,13 @@ pub fn key_tokens(value: &str, field: Field, entity: &BTreeSet<String>) -> BTree
                     .filter(|t| ROLES.contains(&t.as_str()))
                     .cloned(),
             ),
-            Part::Quantities => out.extend(quantities.iter().cloned()),
+            Part::Quantities => {
+                out.extend(quantities.iter().cloned());
+                if !quantities.is_empty() {
+                    out.extend(currencies(value));
+                }
+            }
+            Part::Dates => out.extend(date_spans(&normalized).into_iter().map(|(_, _, d)| d)),
             Part::Years => out.extend(years.iter().cloned()),
             Part::Status => out.extend(status.map(str::to_string)),
             Part::Rounds => out.extend(tokens.iter().filter(|t| is_round(t)).cloned()),
@@ -637,6 +753,151 @@ pub fn key_tokens(value: &str, field: Field, entity: &BTreeSet<String>) -> BTree
         }
     }
     out
+}
+
+/// Words that scope a quantity to one part of a field: a domestic fee and
+/// an international fee are two facts, not a fact and its history.
+const SCOPES: &[&str] = &[
+    "domestic",
+    "international",
+    "crossborder",
+    "foreign",
+    "overseas",
+    "local",
+    "regional",
+    "global",
+    "monthly",
+    "annual",
+    "annually",
+    "yearly",
+    "quarterly",
+    "weekly",
+    "daily",
+    "setup",
+    "settlement",
+    "refund",
+    "refunds",
+    "chargeback",
+    "chargebacks",
+    "withdrawal",
+    "minimum",
+    "maximum",
+    "peak",
+    "median",
+    "enterprise",
+    "premium",
+];
+
+/// Words that make a sentence a rule for what would happen ("will notify
+/// merchants within 72 hours of any breach"), not a report of what did.
+const CONDITIONALS: &[&str] = &["if", "unless", "whenever"];
+const MODALS: &[&str] = &[
+    "will",
+    "would",
+    "shall",
+    "must",
+    "may",
+    "can",
+    "commits",
+    "undertakes",
+];
+
+/// The sub-topic of a value within its field: the scope words of the
+/// clauses that carry its quantities ("domestic", "international",
+/// "settlement"), or `policy` for a conditional rule; empty when the value
+/// is general. Values are compared only within one sub-topic. A short value
+/// is read in its snippet when the snippet contains it.
+pub fn subtopic(value: &str, snippet: &str) -> String {
+    let text = if is_sentence(value) {
+        value
+    } else if !snippet.is_empty() && normalize_value(snippet).contains(&normalize_value(value)) {
+        snippet
+    } else {
+        value
+    };
+    let whole = normalize_value(text);
+    let words: BTreeSet<&str> = whole.split(' ').collect();
+    let phrase = |p: &str| format!(" {whole} ").contains(&format!(" {p} "));
+    if (CONDITIONALS.iter().any(|w| words.contains(w))
+        || phrase("in the event")
+        || phrase("in case"))
+        && MODALS.iter().any(|w| words.contains(w))
+    {
+        return "policy".into();
+    }
+    let needle = if is_sentence(value) {
+        None
+    } else {
+        Some(normalize_value(value))
+    };
+    let clauses: Vec<String> = text
+        .split([',', ';', ':', '(', ')', '\u{2013}', '\u{2014}'])
+        .map(normalize_value)
+        .filter(|c| !c.is_empty())
+        .collect();
+    // The clauses that carry the value: those naming it (a short value),
+    // else those with numbers, else all.
+    let carrying: Vec<&String> = match &needle {
+        Some(n) if clauses.iter().any(|c| c.contains(n.as_str())) => {
+            clauses.iter().filter(|c| c.contains(n.as_str())).collect()
+        }
+        _ if clauses.iter().any(|c| has_digit(c)) => {
+            clauses.iter().filter(|c| has_digit(c)).collect()
+        }
+        _ => clauses.iter().collect(),
+    };
+    // Scope words written with a capital are names ("Nagpur Business
+    // Daily"), not scopes.
+    let names = capitalised_words(
+        text.trim_start()
+            .split_once(' ')
+            .map_or("", |(_, rest)| rest),
+    );
+    let mut scopes: BTreeSet<&str> = BTreeSet::new();
+    for c in carrying {
+        let spaced = format!(" {c} ");
+        for w in SCOPES {
+            if spaced.contains(&format!(" {w} ")) && !names.contains(*w) {
+                scopes.insert(w);
+            }
+        }
+        if spaced.contains(" cross border ") {
+            scopes.insert("crossborder");
+        }
+    }
+    scopes.into_iter().collect::<Vec<_>>().join("+")
+}
+
+/// The kind of quantity a value states: `money` (it names a currency),
+/// `percent`, `count` (another number, dates aside), or empty (no
+/// quantity). A price quoted under
+/// "fleet" is not the fleet's history.
+pub fn unit_kind(value: &str, snippet: &str) -> &'static str {
+    let text = if is_sentence(value) || snippet.is_empty() {
+        value
+    } else {
+        snippet
+    };
+    let carrying: Vec<&str> = text
+        .split([',', ';', ':', '(', ')'])
+        .filter(|c| c.chars().any(|ch| ch.is_ascii_digit()))
+        .collect();
+    if carrying.iter().any(|c| !currencies(c).is_empty()) {
+        "money"
+    } else if carrying
+        .iter()
+        .any(|c| c.contains('%') || normalize_value(c).contains('%'))
+    {
+        "percent"
+    } else if carrying.iter().any(|c| {
+        let n = normalize_value(c);
+        let n = DATE_RE.replace_all(&n, " ");
+        has_digit(&YEAR_RE.replace_all(&n, " "))
+    }) {
+        "count"
+    } else {
+        ""
+    }
 }
 
 /// How many old values a sentence names as the start of a change ("rose
@@ -654,8 +915,16 @@ fn capitalised_words(value: &str) -> BTreeSet<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
         .flat_map(|w| canonical_tokens(&normalize_value(w)))
-        .filter(|w| !NOT_NAMES.contains(&w.as_str()) && !has_digit(w))
+        .filter(|w| !NOT_NAMES.contains(&w.as_str()) && is_name_word(w))
         .collect()
+}
+
+/// A capitalised word that can name something: letters, or letters with
+/// digits ("Person2", "A380"), but not a period or a version ("FY2025",
+/// "Q3", "v3") nor a bare number.
+fn is_name_word(w: &str) -> bool {
+    static PERIOD: LazyLock<Regex> = LazyLock::new(|| crate::re(r"^(?:fy|cy|q|h|v)\d"));
+    !has_digit(w) || (w.chars().next().is_some_and(char::is_alphabetic) && !PERIOD.is_match(w))
 }
 
 /// The words of the entity's name, as they appear in key tokens.
@@ -681,6 +950,24 @@ fn disagree<F: Fn(&str) -> bool>(a: &BTreeSet<String>, b: &BTreeSet<String>, kin
     !xa.is_empty() && !xb.is_empty() && !xa.is_subset(&xb) && !xb.is_subset(&xa)
 }
 
+/// Whether two sets name dates and no date of one fits a date of the other
+/// (a month fits the days within it).
+fn dates_disagree(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
+    let da: Vec<&str> = a
+        .iter()
+        .map(String::as_str)
+        .filter(|t| t.starts_with("date:"))
+        .collect();
+    let db: Vec<&str> = b
+        .iter()
+        .map(String::as_str)
+        .filter(|t| t.starts_with("date:"))
+        .collect();
+    let fits = |x: &str, y: &str| x.starts_with(y) || y.starts_with(x);
+    let covered = |xs: &[&str], ys: &[&str]| xs.iter().all(|x| ys.iter().any(|y| fits(x, y)));
+    !da.is_empty() && !db.is_empty() && !covered(&da, &db) && !covered(&db, &da)
+}
+
 /// A token that is a value by itself: a number, a status, a round.
 fn is_value_token(t: &str) -> bool {
     has_digit(t) || t.starts_with("status:") || is_round(t)
@@ -698,12 +985,30 @@ pub fn same_value(a: &BTreeSet<String>, b: &BTreeSet<String>, threshold: f64) ->
     if a == b {
         return Some(1.0);
     }
-    if disagree(a, b, has_digit)
+    if disagree(a, b, |t| has_digit(t) && !t.starts_with("date:"))
+        || dates_disagree(a, b)
+        || disagree(a, b, |t| t.starts_with("cur:"))
         || disagree(a, b, is_round)
         || disagree(a, b, |t| t.starts_with("status:"))
         || disagree(a, b, |t| ROLES.contains(&t))
     {
         return None;
+    }
+    // A month fits the days within it: compare at the coarser date.
+    let coarse = |x: &BTreeSet<String>, other: &BTreeSet<String>| -> BTreeSet<String> {
+        x.iter()
+            .map(|t| {
+                other
+                    .iter()
+                    .find(|o| o.starts_with("date:") && t.starts_with(o.as_str()))
+                    .cloned()
+                    .unwrap_or_else(|| t.clone())
+            })
+            .collect()
+    };
+    let (a, b) = (&coarse(a, b), &coarse(b, a));
+    if a == b {
+        return Some(1.0);
     }
     let j = token_jaccard(a, b);
     if j >= threshold {
@@ -748,18 +1053,41 @@ const CONTINUING_CUES: &[&str] = &[
 pub fn sentence_date(value: &str, today: NaiveDate) -> Option<NaiveDate> {
     let normalized = normalize_value(value);
     let words: BTreeSet<&str> = normalized.split(' ').collect();
+    // Dates after "following" belong to what came before the fact ("the
+    // Series B brings the total to $50M, following a Series A in March
+    // 2022"): they do not date it.
+    let prior_from = ["following", "follows"]
+        .iter()
+        .filter_map(|w| find_word(&normalized, 0, w))
+        .min()
+        .unwrap_or(normalized.len());
     let past: Vec<NaiveDate> = dates_in(&normalized)
         .into_iter()
+        .filter(|(at, _)| *at < prior_from)
         .map(|(_, d)| d)
         .filter(|d| *d <= today)
         .collect();
     let latest = past.iter().max().copied()?;
     let ending = ENDING_CUES.iter().any(|c| words.contains(c));
     let continuing = CONTINUING_CUES.iter().any(|c| words.contains(c));
+    // Where the first ending cue is: only a date after it says when the
+    // value ended ("held approval from 18 November 2024 until final
+    // authorisation was granted" names its start, not its end).
+    let cue_at = ENDING_CUES
+        .iter()
+        .filter_map(|c| find_word(&normalized, 0, c))
+        .min()
+        .unwrap_or(0);
+    let ended = dates_in(&normalized)
+        .into_iter()
+        .filter(|(at, d)| *at > cue_at && *at < prior_from && *d <= today)
+        .map(|(_, d)| d)
+        .max();
     if ending {
         // "served until 30 June 2025": ended then. A future end date was
-        // filtered out above, so "valid until 2028" falls through.
-        Some(latest)
+        // filtered out above, so "valid until 2028" falls through; an
+        // undated end leaves the page's date.
+        ended
     } else if continuing {
         None
     } else {
@@ -899,7 +1227,7 @@ mod tests {
             "Halden Freight last revised its rate card on 1 April 2026, when the standard full-truck-load rate rose from ₹41 per km to ₹44 per km.",
             Field::Pricing,
         );
-        assert_eq!(new_rate, set(&["44"]));
+        assert_eq!(new_rate, set(&["44", "cur:inr"]));
         let old_rate = keys(
             "Halden Freight charges ₹38 per km for a full-truck-load refrigerated trip in a 24-foot reefer truck.",
             Field::Pricing,
@@ -914,7 +1242,7 @@ mod tests {
             "Halden Freight raises ₹120 crore led by Deccan Growth Partners and existing shareholders today",
             Field::Funding,
         );
-        assert_eq!(a, set(&["120cr"]));
+        assert_eq!(a, set(&["120cr", "cur:inr"]));
         assert!(same_value(&a, &b, 0.6).is_some());
         assert_eq!(
             keys(
@@ -978,6 +1306,170 @@ mod tests {
         );
         assert_eq!(old_values_named("It charges ₹44 per km."), 0);
         assert_eq!(old_values_named("From the start, fees were 2%."), 0);
+    }
+
+    #[test]
+    fn normalises_values_of_any_kind() {
+        // Versions.
+        for v in ["v3", "V3.0", "version 3", "Version 3.0.0", "ver. 3"] {
+            assert_eq!(normalize_value(v), "v3", "{v}");
+        }
+        assert_eq!(normalize_value("v3.1"), "v3.1");
+        assert_ne!(normalize_value("v3.10"), normalize_value("v3.1"));
+        assert_eq!(normalize_value("3.0"), "3");
+        // Numbers keep their units.
+        assert_eq!(normalize_value("120 ms"), "120ms");
+        assert_eq!(normalize_value("Latency: 120 ms"), "latency 120ms");
+        assert_eq!(normalize_value("450 km"), "450km");
+        assert_eq!(normalize_value("64 GB"), "64gb");
+        assert_eq!(normalize_value("99.0%"), "99%");
+        let e = BTreeSet::new();
+        let k = |v: &str| key_tokens(v, Field::Other, &e);
+        assert!(same_value(&k("120 ms"), &k("120ms"), 0.6).is_some());
+        assert!(same_value(&k("120 ms"), &k("120 km"), 0.6).is_none());
+        assert!(same_value(&k("$40M"), &k("₹40M"), 0.6).is_none());
+        assert!(same_value(&k("$40M"), &k("40 million"), 0.6).is_some());
+        assert!(same_value(&k("Rs 120 crore"), &k("₹120 crore"), 0.6).is_some());
+        // Dates, however written.
+        assert!(same_value(&k("1 March 2025"), &k("2025-03-01"), 0.6).is_some());
+        assert!(same_value(&k("March 1, 2025"), &k("1 March 2025"), 0.6).is_some());
+        assert!(same_value(&k("1 March 2025"), &k("2 March 2025"), 0.6).is_none());
+        assert!(same_value(&k("March 2025"), &k("1 March 2025"), 0.6).is_some());
+        // Lists in any order.
+        assert!(same_value(&k("Pune, Nagpur and Kochi"), &k("Kochi, Pune, Nagpur"), 0.6).is_some());
+        assert!(
+            same_value(
+                &k("Pune, Nagpur and Kochi"),
+                &k("Pune, Nagpur and Goa"),
+                0.6
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn different_people_are_different_values() {
+        // Names with digits are names: five pages naming five chief
+        // executives are five values, not one.
+        let e = entity_tokens(Some("Acme"));
+        let k = |n: u32| {
+            key_tokens(
+                &format!(
+                    "Person{n} is the chief executive officer of Acme, the company said today."
+                ),
+                Field::Ceo,
+                &e,
+            )
+        };
+        assert_eq!(k(2), set(&["person2", "ceo"]));
+        for a in 2..=6 {
+            for b in 2..=6 {
+                assert_eq!(same_value(&k(a), &k(b), 0.6).is_some(), a == b, "{a} {b}");
+            }
+        }
+        // A fiscal year is not a name.
+        assert!(
+            !key_tokens(
+                "Nandini Deshpande led Halden Freight through FY2025 as managing director.",
+                Field::Ceo,
+                &e
+            )
+            .contains("fy2025")
+        );
+    }
+
+    #[test]
+    fn sub_topics_keep_different_quantities_apart() {
+        assert_eq!(
+            subtopic(
+                "PadmaPay charges a standard fee of 1.9% per domestic card or UPI transaction, with no setup fee and no annual maintenance charge.",
+                ""
+            ),
+            "domestic"
+        );
+        assert_eq!(
+            subtopic(
+                "PadmaPay charges 3.4% per international card transaction, including currency conversion.",
+                ""
+            ),
+            "international"
+        );
+        assert_eq!(
+            subtopic(
+                "PadmaPay charges only 1.5% per transaction, which makes PadmaPay one of the cheapest payment gateways in India.",
+                ""
+            ),
+            ""
+        );
+        assert_eq!(
+            subtopic(
+                "PadmaPay will notify affected merchants without undue delay if a security incident affects merchant data.",
+                ""
+            ),
+            "policy"
+        );
+        assert_eq!(
+            subtopic(
+                "Kavya Menon will become chief executive officer of PadmaPay on 1 March 2026, replacing Arjun Pillai.",
+                ""
+            ),
+            ""
+        );
+        // Names are not scopes.
+        assert_eq!(
+            subtopic(
+                "Suresh Kulkarni, the founder and managing director of Halden Freight, told Nagpur Business Daily that the company had turned down two offers.",
+                ""
+            ),
+            ""
+        );
+        assert_eq!(
+            unit_kind(
+                "Full truck load, single temperature, 24-foot reefer ₹44 per km",
+                ""
+            ),
+            "money"
+        );
+        assert_eq!(
+            unit_kind(
+                "Halden Freight operates a fleet of 260 refrigerated trucks as of 2026.",
+                ""
+            ),
+            "count"
+        );
+        assert_eq!(
+            unit_kind("On 20 May 2025, the company disclosed an outage.", ""),
+            ""
+        );
+        assert_eq!(
+            unit_kind("PadmaPay uptime over the last 12 months was 99.96%.", ""),
+            "percent"
+        );
+        // A short value is read in its snippet.
+        assert_eq!(
+            subtopic("3.4%", "International cards cost 3.4% per transaction."),
+            "international"
+        );
+    }
+
+    #[test]
+    fn prior_events_do_not_date_a_sentence() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
+        assert_eq!(
+            sentence_date(
+                "PadmaPay Technologies Private Limited had held in-principle approval from 18 November 2024 until final authorisation was granted.",
+                today
+            ),
+            None,
+            "the start of a state that ended on an undated event does not date the sentence"
+        );
+        assert_eq!(
+            sentence_date(
+                "The Series B brings the total funding raised by PadmaPay to $50 million, following a seed round of $3 million in 2020 and a Series A of $12 million in March 2022.",
+                today
+            ),
+            None
+        );
     }
 
     #[test]

@@ -6,12 +6,15 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use chrono::NaiveDate;
+
 use super::evidence_view::FieldView;
 use super::{citations, hygiene};
-use crate::evidence::fields::{Field, field_for};
+use crate::evidence::fields::{Field, FieldKeys};
 use crate::evidence::{Finding, Findings};
-use crate::evidence::{Page, SourceType};
+use crate::evidence::{Page, SourceType, values};
 use crate::protocol::Verdict;
+use crate::question::QuestionKind;
 
 /// One entry of sources.json; `index` is the `[n]` in report.md.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -101,14 +104,91 @@ fn most_current(findings: &[Finding]) -> &Finding {
 }
 
 /// An extractive report from the sub-researchers' findings and the merged
-/// evidence: the answer per aspect is the merged current value with its
-/// confidence and date, then findings, history, conflicts and gaps.
+/// evidence (see [`draft_on`]), dated today.
 pub fn draft_from_merged(
     question: &str,
     entity: Option<&str>,
     units: &[Findings],
     merged: &[FieldView],
 ) -> String {
+    draft_on(
+        question,
+        entity,
+        units,
+        merged,
+        chrono::Utc::now().date_naive(),
+    )
+}
+
+/// The date a quote carries everywhere in a report: what the sentence
+/// itself says (see [`values::sentence_date`]), else the date it was given
+/// (the page's). The merge dates its supports the same way.
+fn quote_date(quote: &str, given: Option<&str>, today: NaiveDate) -> Option<String> {
+    values::sentence_date(quote, today)
+        .map(|d| d.to_string())
+        .or_else(|| given.map(str::to_string))
+}
+
+/// Sentences of the lead at most.
+const LEAD_SENTENCES: usize = 4;
+
+/// One aspect of the plan and what is known of it.
+struct Aspect<'a> {
+    label: String,
+    unit: &'a Findings,
+    view: Option<&'a FieldView>,
+    /// Sub-topics of its field ("international" fees beside domestic ones).
+    scoped: Vec<&'a FieldView>,
+}
+
+/// An extractive report: the Answer (a lead of the strongest verified
+/// findings, each quoted and cited, fitted to the kind of question, then
+/// one line per aspect with its merged value, confidence and date), the
+/// sections the kind of question asks for (a timeline, a comparison table),
+/// the findings per aspect, history, conflicts and gaps.
+pub fn draft_on(
+    question: &str,
+    entity: Option<&str>,
+    units: &[Findings],
+    merged: &[FieldView],
+    today: NaiveDate,
+) -> String {
+    let kind = crate::question::classify(question);
+    let aspect_of = |u: &Findings| {
+        if u.aspect.is_empty() {
+            u.unit.clone()
+        } else {
+            u.aspect.clone()
+        }
+    };
+    let labels: Vec<String> = units.iter().map(aspect_of).collect();
+    let keys = FieldKeys::new(&labels);
+    let key_of = |v: &FieldView| {
+        if v.key.is_empty() {
+            v.field.clone()
+        } else {
+            v.key.clone()
+        }
+    };
+    let aspects: Vec<Aspect> = units
+        .iter()
+        .zip(&labels)
+        .map(|(unit, label)| {
+            let key = keys.key_for(label, "").key;
+            let prefix = format!("{key}:");
+            Aspect {
+                label: label.clone(),
+                unit,
+                view: merged.iter().find(|v| key_of(v) == key),
+                scoped: merged
+                    .iter()
+                    .filter(|v| key_of(v).starts_with(&prefix))
+                    .collect(),
+            }
+        })
+        .collect();
+    let date_of = |quote: &str, given: Option<&str>| quote_date(quote, given, today);
+
     let mut md = String::new();
     let title = entity
         .map(|e| format!("{e}: research report"))
@@ -118,28 +198,20 @@ pub fn draft_from_merged(
         question.trim()
     ));
     md.push_str("## Answer\n\n");
-    let answered: Vec<&Findings> = units.iter().filter(|u| !u.findings.is_empty()).collect();
-    let aspect_of = |u: &Findings| {
-        if u.aspect.is_empty() {
-            u.unit.clone()
-        } else {
-            u.aspect.clone()
-        }
-    };
-    // The merged view of an aspect's field, when the merge has one.
-    let merged_for = |aspect: &str| -> Option<&FieldView> {
-        let field = field_for(aspect);
-        (field != Field::Other).then(|| merged.iter().find(|v| v.field == field.as_str()))?
-    };
-    if answered.is_empty() && merged.is_empty() {
+    let answered = aspects
+        .iter()
+        .filter(|a| !a.unit.findings.is_empty())
+        .count();
+    if answered == 0 && merged.is_empty() {
         md.push_str("No verifiable evidence was found in the sources read.\n\n");
+    } else {
+        md.push_str(&lead(kind, &aspects, &date_of));
     }
-    for u in units {
-        let aspect = aspect_of(u);
-        if let Some(v) = merged_for(&aspect) {
+    for a in &aspects {
+        if let Some(v) = a.view {
             md.push_str(&format!(
                 "- **{}**: \"{}\" [{}] (confidence {:.2}",
-                capitalize(&aspect),
+                capitalize(&a.label),
                 quote_md(&v.quote),
                 v.source,
                 v.confidence
@@ -152,30 +224,48 @@ pub fn draft_from_merged(
                 md.push_str(&format!(" (uncertain: {})", v.note.trim_end_matches('.')));
             }
             md.push('\n');
-        } else if !u.findings.is_empty() {
-            let f = most_current(&u.findings);
+            for s in &a.scoped {
+                md.push_str(&format!(
+                    "  - {}: \"{}\" [{}]",
+                    capitalize(scope_of(s)),
+                    quote_md(&s.quote),
+                    s.source
+                ));
+                if let Some(d) = &s.as_of {
+                    md.push_str(&format!(" (as of {d})"));
+                }
+                md.push('\n');
+            }
+        } else if !a.unit.findings.is_empty() {
+            let f = most_current(&a.unit.findings);
             md.push_str(&format!(
                 "- **{}**: \"{}\" [{}]",
-                capitalize(&aspect),
+                capitalize(&a.label),
                 quote_md(&f.quote),
                 f.source
             ));
-            if let Some(d) = &f.as_of {
+            if let Some(d) = date_of(&f.quote, f.as_of.as_deref()) {
                 md.push_str(&format!(" (as of {d})"));
             }
             md.push('\n');
         }
     }
-    md.push_str("\n## Findings\n\n");
-    for u in &answered {
-        md.push_str(&format!("### {}\n\n", capitalize(&aspect_of(u))));
-        for f in &u.findings {
+    md.push('\n');
+    match kind {
+        QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, today)),
+        QuestionKind::Comparison => md.push_str(&comparison(&aspects, &date_of)),
+        _ => {}
+    }
+    md.push_str("## Findings\n\n");
+    for a in aspects.iter().filter(|a| !a.unit.findings.is_empty()) {
+        md.push_str(&format!("### {}\n\n", capitalize(&a.label)));
+        for f in &a.unit.findings {
             md.push_str(&format!("- \"{}\" [{}]", quote_md(&f.quote), f.source));
             let mut meta = Vec::new();
             if !f.source_type.is_empty() {
                 meta.push(f.source_type.replace('_', " "));
             }
-            if let Some(d) = &f.as_of {
+            if let Some(d) = date_of(&f.quote, f.as_of.as_deref()) {
                 meta.push(format!("as of {d}"));
             }
             if !meta.is_empty() {
@@ -185,13 +275,12 @@ pub fn draft_from_merged(
         }
         md.push('\n');
     }
-    let with_history: Vec<(String, &FieldView)> = units
+    let with_history: Vec<(&str, &FieldView)> = aspects
         .iter()
-        .filter_map(|u| {
-            let aspect = aspect_of(u);
-            merged_for(&aspect)
+        .filter_map(|a| {
+            a.view
                 .filter(|v| !v.history.is_empty())
-                .map(|v| (aspect, v))
+                .map(|v| (a.label.as_str(), v))
         })
         .collect();
     if !with_history.is_empty() {
@@ -212,15 +301,14 @@ pub fn draft_from_merged(
         }
         md.push('\n');
     }
-    let disputed: Vec<(String, &FieldView)> = units
+    let disputed: Vec<(&str, &FieldView)> = aspects
         .iter()
-        .filter_map(|u| {
-            let aspect = aspect_of(u);
-            merged_for(&aspect)
+        .filter_map(|a| {
+            a.view
                 .filter(|v| {
                     !(v.history.is_empty() && v.conflicts.is_empty() && v.rejected.is_empty())
                 })
-                .map(|v| (aspect, v))
+                .map(|v| (a.label.as_str(), v))
         })
         .collect();
     if !disputed.is_empty() {
@@ -233,10 +321,14 @@ pub fn draft_from_merged(
                 v.outcome.replace('_', " ")
             ));
             md.push_str(&format!(
-                "  - current: \"{}\" [{}] (confidence {:.2})\n",
+                "  - current: \"{}\" [{}] (confidence {:.2}{})\n",
                 quote_md(&v.quote),
                 v.source,
-                v.confidence
+                v.confidence,
+                v.as_of
+                    .as_deref()
+                    .map(|d| format!(", as of {d}"))
+                    .unwrap_or_default()
             ));
             for (label, values) in [
                 ("earlier, true at its time", &v.history),
@@ -260,19 +352,19 @@ pub fn draft_from_merged(
         }
         md.push('\n');
     }
-    let gaps: Vec<String> = units
+    let gaps: Vec<String> = aspects
         .iter()
-        .flat_map(|u| {
-            let aspect = aspect_of(u);
-            let mut g: Vec<String> = u
+        .flat_map(|a| {
+            let mut g: Vec<String> = a
+                .unit
                 .gaps
                 .iter()
-                .map(|g| format!("{}: {g}", capitalize(&aspect)))
+                .map(|g| format!("{}: {g}", capitalize(&a.label)))
                 .collect();
-            if u.findings.is_empty() && g.is_empty() {
+            if a.unit.findings.is_empty() && g.is_empty() {
                 g.push(format!(
                     "{}: no verifiable evidence found in the sources read",
-                    capitalize(&aspect)
+                    capitalize(&a.label)
                 ));
             }
             g
@@ -286,6 +378,226 @@ pub fn draft_from_merged(
         md.push('\n');
     }
     md
+}
+
+/// The scope a sub-topic view adds to its field ("international").
+fn scope_of(v: &FieldView) -> &str {
+    v.key.split_once(':').map(|(_, s)| s).unwrap_or(&v.key)
+}
+
+/// A quote as a sentence of the lead: verbatim, quoted, cited.
+fn cited(quote: &str, source: usize) -> String {
+    format!("\"{}\" [{source}]", quote_md(quote))
+}
+
+/// The lead of the Answer: the strongest verified values (strong, settled,
+/// most confident first), each quoted and cited; for due diligence a
+/// verdict line and the main risks.
+fn lead(
+    kind: QuestionKind,
+    aspects: &[Aspect],
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> String {
+    let mut strong: Vec<&Aspect> = aspects
+        .iter()
+        .filter(|a| a.view.is_some_and(|v| !v.uncertain))
+        .collect();
+    strong.sort_by(|a, b| {
+        let (va, vb) = (
+            a.view.map_or(0.0, |v| v.confidence),
+            b.view.map_or(0.0, |v| v.confidence),
+        );
+        vb.total_cmp(&va)
+    });
+    let mut sentences: Vec<String> = strong
+        .iter()
+        .filter_map(|a| a.view.map(|v| cited(&v.quote, v.source)))
+        .collect();
+    // Aspects with findings and no merged view speak through their most
+    // current finding.
+    for a in aspects
+        .iter()
+        .filter(|a| a.view.is_none() && !a.unit.findings.is_empty())
+    {
+        let f = most_current(&a.unit.findings);
+        sentences.push(cited(&f.quote, f.source));
+    }
+    sentences.truncate(LEAD_SENTENCES);
+    let mut out = String::new();
+    if kind == QuestionKind::DueDiligence {
+        let settled = aspects
+            .iter()
+            .filter(|a| a.view.is_some_and(|v| !v.uncertain))
+            .count();
+        let risks = risks(aspects, date_of);
+        out.push_str(&format!(
+            "**Verdict** (extractive: assembled from the verified findings, not a judgement): {settled} of {} aspect(s) are established by strong, consistent evidence; {} point(s) need attention before deciding.\n\n",
+            aspects.len(),
+            risks.len()
+        ));
+        if !sentences.is_empty() {
+            out.push_str(&format!(
+                "What the strongest evidence says: {}\n\n",
+                sentences.join(" ")
+            ));
+        }
+        if !risks.is_empty() {
+            out.push_str("**Main risks:**\n\n");
+            for r in risks {
+                out.push_str(&format!("- {r}\n"));
+            }
+            out.push('\n');
+        }
+    } else if !sentences.is_empty() {
+        out.push_str(&format!(
+            "In short (verbatim from the strongest verified sources): {}\n\n",
+            sentences.join(" ")
+        ));
+    }
+    if !out.is_empty() {
+        out.push_str("By aspect:\n\n");
+    }
+    out
+}
+
+/// What a due-diligence reader must weigh: incidents found, values that
+/// are uncertain or contested, each with its evidence.
+fn risks(
+    aspects: &[Aspect],
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in aspects {
+        let Some(v) = a.view else {
+            if a.unit.findings.is_empty() {
+                out.push(format!(
+                    "{}: no verifiable evidence found.",
+                    capitalize(&a.label)
+                ));
+            }
+            continue;
+        };
+        let dated = |q: &str, n: usize, d: Option<&str>| {
+            let when = date_of(q, d)
+                .map(|d| format!(" (as of {d})"))
+                .unwrap_or_default();
+            format!("{}{when}", cited(q, n))
+        };
+        if v.field == Field::SecurityIncident.as_str()
+            || v.field == Field::Reliability.as_str() && mentions_incident(&v.quote)
+        {
+            out.push(format!(
+                "{}: {}",
+                capitalize(&a.label),
+                dated(&v.quote, v.source, v.as_of.as_deref())
+            ));
+        } else if v.uncertain {
+            out.push(format!(
+                "{}: uncertain ({}).",
+                capitalize(&a.label),
+                v.note.trim_end_matches('.')
+            ));
+        } else if let Some(c) = v
+            .conflicts
+            .iter()
+            .find(|c| c.status == "unresolved" || c.confidence >= crate::evidence::merge::STRONG)
+        {
+            out.push(format!(
+                "{}: a contested value remains: {}",
+                capitalize(&a.label),
+                dated(&c.quote, c.source, c.as_of.as_deref())
+            ));
+        }
+    }
+    out
+}
+
+fn mentions_incident(quote: &str) -> bool {
+    let q = quote.to_lowercase();
+    ["outage", "downtime", "breach", "incident", "disruption"]
+        .iter()
+        .any(|w| q.contains(w))
+}
+
+/// Every finding that dates itself, in date order, for what-changed
+/// questions (a page's date says when it was written, not when something
+/// changed, so undated sentences stay out).
+fn timeline(aspects: &[Aspect], today: NaiveDate) -> String {
+    let mut rows: Vec<(String, String, &Finding)> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for a in aspects {
+        for f in &a.unit.findings {
+            if let Some(d) = values::sentence_date(&f.quote, today)
+                && seen.insert((f.source, quotes_key(&f.quote)))
+            {
+                rows.push((d.to_string(), a.label.clone(), f));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0).then(a.2.source.cmp(&b.2.source)));
+    let mut md = String::from("## Timeline\n\n");
+    let one_aspect = aspects.len() == 1;
+    for (d, label, f) in rows {
+        let cite = cited(&f.quote, f.source);
+        if one_aspect {
+            md.push_str(&format!("- {d}: {cite}\n"));
+        } else {
+            md.push_str(&format!("- {d} ({label}): {cite}\n"));
+        }
+    }
+    md.push('\n');
+    md
+}
+
+fn quotes_key(q: &str) -> String {
+    q.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// One row per aspect: its value, confidence and date, side by side.
+fn comparison(
+    aspects: &[Aspect],
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> String {
+    let cell = |s: &str| quote_md(s).replace('|', "\\|");
+    let mut md = String::from(
+        "## Comparison\n\n| Aspect | Evidence | Confidence | As of |\n|---|---|---|---|\n",
+    );
+    let mut any = false;
+    for a in aspects {
+        let (quote, n, conf, as_of) = match a.view {
+            Some(v) => (
+                v.quote.as_str(),
+                v.source,
+                format!("{:.2}", v.confidence),
+                v.as_of.clone(),
+            ),
+            None if !a.unit.findings.is_empty() => {
+                let f = most_current(&a.unit.findings);
+                (
+                    f.quote.as_str(),
+                    f.source,
+                    "-".to_string(),
+                    date_of(&f.quote, f.as_of.as_deref()),
+                )
+            }
+            None => continue,
+        };
+        any = true;
+        md.push_str(&format!(
+            "| {} | {} | {conf} | {} |\n",
+            cell(&capitalize(&a.label)),
+            cell(&cited(quote, n)),
+            as_of.unwrap_or_else(|| "-".into())
+        ));
+    }
+    md.push('\n');
+    if any { md } else { String::new() }
 }
 
 /// The final report: scrubbed, citations renumbered by first appearance
@@ -380,5 +692,290 @@ pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str)
         markdown: md,
         sources,
         scrubbed: scrubbed.removed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::evidence_view::ValueView;
+
+    fn finding(quote: &str, source: usize, as_of: &str) -> Finding {
+        Finding {
+            claim: quote.into(),
+            quote: quote.into(),
+            url: format!("https://s{source}.example/"),
+            source,
+            field: None,
+            value: None,
+            as_of: Some(as_of.into()),
+            title: String::new(),
+            source_type: "news".into(),
+        }
+    }
+
+    fn unit(aspect: &str, findings: Vec<Finding>) -> Findings {
+        Findings {
+            unit: "sub-1".into(),
+            aspect: aspect.into(),
+            summary: String::new(),
+            findings,
+            gaps: vec![],
+        }
+    }
+
+    fn view(
+        key: &str,
+        field: &str,
+        quote: &str,
+        source: usize,
+        as_of: &str,
+        confidence: f64,
+    ) -> FieldView {
+        FieldView {
+            field: field.into(),
+            key: key.into(),
+            label: key.into(),
+            value: quote.into(),
+            quote: quote.into(),
+            source,
+            confidence,
+            as_of: Some(as_of.into()),
+            outcome: "accepted_one".into(),
+            uncertain: confidence < 0.6,
+            note: String::new(),
+            history: vec![],
+            conflicts: vec![],
+            rejected: vec![],
+        }
+    }
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 29).unwrap()
+    }
+
+    fn section<'a>(md: &'a str, title: &str) -> &'a str {
+        md.split("\n## ")
+            .find(|s| s.starts_with(title))
+            .unwrap_or("")
+    }
+
+    const CEO: &str = "Kavya Menon became chief executive officer of Acme on 1 March 2026.";
+    const INCIDENT: &str = "A misconfigured storage bucket exposed merchant invoices in May 2025.";
+
+    #[test]
+    fn a_due_diligence_answer_has_a_verdict_risks_and_one_line_per_aspect() {
+        let units = [
+            unit("leadership", vec![finding(CEO, 1, "2026-03-05")]),
+            unit(
+                "security incidents",
+                vec![finding(INCIDENT, 2, "2025-05-21")],
+            ),
+            unit("licence status", vec![]),
+        ];
+        let mut incident = view(
+            "security_incident",
+            "security_incident",
+            INCIDENT,
+            2,
+            "2025-05-01",
+            0.9,
+        );
+        incident.conflicts.push(ValueView {
+            value: "x".into(),
+            quote: "Acme will tell merchants if data is exposed.".into(),
+            source: 3,
+            source_type: "official".into(),
+            confidence: 0.5,
+            as_of: None,
+            status: "contested".into(),
+        });
+        let merged = [view("ceo", "ceo", CEO, 1, "2026-03-01", 0.95), incident];
+        let md = draft_on(
+            "Is Acme a reliable payment partner? Check leadership, security incidents and licence status.",
+            Some("Acme"),
+            &units,
+            &merged,
+            today(),
+        );
+        let answer = section(&md, "Answer");
+        assert!(answer.contains("**Verdict**"), "{md}");
+        assert!(answer.contains("2 of 3 aspect(s)"), "{answer}");
+        assert!(
+            answer.contains(&format!("\"{CEO}\" [1]")),
+            "the lead quotes and cites: {answer}"
+        );
+        let risks = answer.split("**Main risks:**").nth(1).unwrap_or("");
+        assert!(
+            risks.contains("Security incidents:") && risks.contains("[2]"),
+            "{risks}"
+        );
+        assert!(
+            risks.contains("Licence status: no verifiable evidence"),
+            "{risks}"
+        );
+        // The per-aspect lines eval reads come after the lead, one each.
+        let line = answer
+            .lines()
+            .find(|l| l.contains("**Leadership**"))
+            .unwrap();
+        assert!(
+            line.contains("Kavya Menon") && line.contains("confidence 0.95"),
+            "{line}"
+        );
+        assert_eq!(answer.matches("**Leadership**").count(), 1);
+    }
+
+    #[test]
+    fn a_quote_carries_one_date_everywhere() {
+        let units = [unit("leadership", vec![finding(CEO, 1, "2026-03-05")])];
+        let merged = [view("ceo", "ceo", CEO, 1, "2026-03-01", 0.95)];
+        let md = draft_on("Who runs Acme?", Some("Acme"), &units, &merged, today());
+        let dates: BTreeSet<&str> = md
+            .lines()
+            .filter(|l| l.contains(CEO))
+            .filter_map(|l| l.split("as of ").nth(1))
+            .map(|d| &d[..10])
+            .collect();
+        assert_eq!(dates, BTreeSet::from(["2026-03-01"]), "{md}");
+    }
+
+    #[test]
+    fn what_changed_questions_get_a_dated_timeline() {
+        let units = [
+            unit(
+                "what changed in version 3",
+                vec![
+                    finding(
+                        "Version 3 was published on 10 March 2026 by the alliance.",
+                        1,
+                        "2026-03-10",
+                    ),
+                    finding(
+                        "The standard describes curb rules for loading zones and bus stops.",
+                        2,
+                        "2026-07-01",
+                    ),
+                ],
+            ),
+            unit(
+                "when did it take effect",
+                vec![finding(
+                    "Version 3 took effect on 1 July 2026 for all new feeds.",
+                    3,
+                    "2026-07-02",
+                )],
+            ),
+        ];
+        let md = draft_on(
+            "What changed in version 3 of CurbSpec, and when did it take effect?",
+            None,
+            &units,
+            &[],
+            today(),
+        );
+        let timeline = section(&md, "Timeline");
+        let lines: Vec<&str> = timeline.lines().filter(|l| l.starts_with("- ")).collect();
+        assert_eq!(lines.len(), 2, "undated sentences stay out: {timeline}");
+        assert!(
+            lines[0].starts_with("- 2026-03-10 (what changed in version 3):"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].starts_with("- 2026-07-01 (when did it take effect):"),
+            "{}",
+            lines[1]
+        );
+        assert!(section(&md, "Answer").contains("In short"));
+        assert!(!md.contains("## Comparison"));
+    }
+
+    #[test]
+    fn comparisons_get_a_table() {
+        let units = [
+            unit(
+                "Quillstore licence",
+                vec![finding(
+                    "Quillstore is licensed under the Business Source License 1.1.",
+                    1,
+                    "2026-03-01",
+                )],
+            ),
+            unit(
+                "Brinewood licence",
+                vec![finding(
+                    "Brinewood is | licensed under the MIT License.",
+                    2,
+                    "2026-02-01",
+                )],
+            ),
+        ];
+        let md = draft_on(
+            "Quillstore vs Brinewood: licences",
+            None,
+            &units,
+            &[],
+            today(),
+        );
+        let table = section(&md, "Comparison");
+        assert!(
+            table.contains("| Aspect | Evidence | Confidence | As of |"),
+            "{md}"
+        );
+        assert!(
+            table.contains("| Quillstore licence | \"Quillstore is licensed"),
+            "{table}"
+        );
+        assert!(
+            table.contains("Brinewood is \\| licensed"),
+            "pipes are escaped: {table}"
+        );
+        assert!(!md.contains("## Timeline"));
+    }
+
+    #[test]
+    fn sub_topics_show_under_their_aspect_not_as_its_history() {
+        let units = [unit(
+            "pricing",
+            vec![finding(
+                "Acme charges 1.9% per domestic card transaction.",
+                1,
+                "2026-08-01",
+            )],
+        )];
+        let merged = [
+            view(
+                "pricing",
+                "pricing",
+                "Acme charges 1.9% per domestic card transaction.",
+                1,
+                "2026-08-01",
+                0.9,
+            ),
+            view(
+                "pricing:international",
+                "pricing",
+                "Acme charges 3.4% per international card transaction.",
+                1,
+                "2026-08-01",
+                0.9,
+            ),
+        ];
+        let md = draft_on(
+            "What does Acme charge?",
+            Some("Acme"),
+            &units,
+            &merged,
+            today(),
+        );
+        assert!(
+            md.contains("  - International: \"Acme charges 3.4%"),
+            "{md}"
+        );
+        assert!(
+            !md.contains("## History") && !md.contains("## Conflicts"),
+            "{md}"
+        );
     }
 }

@@ -10,6 +10,12 @@ use crate::evidence::merge::{MergedField, Support, ValueCluster};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldView {
     pub field: String,
+    /// What the merge grouped it by: the field's name, an aspect's slug,
+    /// `key:scope` for a sub-topic.
+    #[serde(default)]
+    pub key: String,
+    #[serde(default)]
+    pub label: String,
     pub value: String,
     pub quote: String,
     pub source: usize,
@@ -72,7 +78,8 @@ fn cluster_view(c: &ValueCluster, number_of: &dyn Fn(&str) -> Option<usize>) -> 
         source: n,
         source_type: s.source_type.as_str().to_string(),
         confidence: c.confidence,
-        as_of: c.as_of.clone().or_else(|| s.as_of.clone()),
+        // The quote's own date, so one quote carries one date everywhere.
+        as_of: s.as_of.clone().or_else(|| c.as_of.clone()),
         status: name(&c.status),
     })
 }
@@ -90,11 +97,17 @@ pub fn view(fields: &[MergedField], number_of: &dyn Fn(&str) -> Option<usize>) -
             };
             Some(FieldView {
                 field: f.field.as_str().to_string(),
+                key: if f.key.is_empty() {
+                    f.field.as_str().to_string()
+                } else {
+                    f.key.clone()
+                },
+                label: f.label.clone(),
                 value: f.value.clone(),
                 quote: s.snippet.clone(),
                 source: n,
                 confidence: f.confidence,
-                as_of: f.as_of.clone(),
+                as_of: s.as_of.clone().or_else(|| f.as_of.clone()),
                 outcome: name(&f.outcome),
                 uncertain: f.uncertain,
                 note: f.note.clone(),

@@ -14,7 +14,7 @@ impl Tool for ReviewEvidence {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "review_evidence".into(),
-            description: "After the sub-researchers are done: the findings of the run merged per field (copies counted once, sources weighted by authority and freshness), each with its current value, a verbatim quote and its source number [n], confidence, as-of date, history, conflicts and rejected weak values. Write the report from this.".into(),
+            description: "After the sub-researchers are done: the findings of the run merged per field (one field per aspect of the plan; sub-topics such as pricing:international apart; copies counted once, sources weighted by authority and freshness), each with its current value, a verbatim quote and its source number [n], confidence, the quote's as-of date, history, conflicts and rejected weak values, plus the sections this kind of question needs (report_guidance). Write the report from this.".into(),
             parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
         }
     }
@@ -25,7 +25,10 @@ impl Tool for ReviewEvidence {
         let number_of = |url: &str| run.pages.get(url).and_then(|(_, n)| n);
         let view = evidence_view::view(&fields, &number_of);
         let n = view.len();
+        let kind = crate::question::classify(&run.question);
         let body = json!({
+            "question_kind": kind.as_str(),
+            "report_guidance": crate::engine::prompts::report_guidance(kind),
             "fields": view,
             "copies_collapsed": copies.pairs.len(),
         });

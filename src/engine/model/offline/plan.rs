@@ -1,0 +1,219 @@
+//! Planning and the orchestrator's turns: aspects from the question, one
+//! task per aspect, the merged review, then the report.
+
+use serde_json::{Value, json};
+
+use super::transcript::{Transcript, anchors_of, field, unwrap_spotlight};
+use crate::engine::prompts;
+use crate::engine::subresearcher::aspect_of;
+use crate::engine::tools::Findings;
+use crate::report;
+use crate::report::evidence_view::FieldView;
+
+/// Aspects to research, from the question alone.
+pub fn plan_aspects(question: &str, entity: Option<&str>) -> Vec<String> {
+    let q = question.trim();
+    let lower = q.to_lowercase();
+    const CUES: &[&str] = &[
+        ":",
+        "check ",
+        "checking ",
+        "including ",
+        "covering ",
+        "such as ",
+        "focus on ",
+        "focusing on ",
+        "especially ",
+        "in terms of ",
+        "look at ",
+        "looking at ",
+        "verify ",
+        "assess ",
+        "evaluate ",
+    ];
+    let mut best: Option<Vec<String>> = None;
+    for cue in CUES {
+        let Some(pos) = lower.find(cue) else { continue };
+        let tail = &q[pos + cue.len()..];
+        let tail = tail.split(['?', '.', '\n']).next().unwrap_or(tail);
+        let items = split_list(tail);
+        if items.len() >= 2 && best.as_ref().is_none_or(|b| items.len() > b.len()) {
+            best = Some(items);
+        }
+    }
+    if let Some(items) = best {
+        return items;
+    }
+    const DILIGENCE: &[&str] = &[
+        "reliable",
+        "partner",
+        "vendor",
+        "supplier",
+        "due diligence",
+        "trustworthy",
+        "trust",
+        "safe to",
+    ];
+    if DILIGENCE.iter().any(|w| lower.contains(w)) {
+        return [
+            "leadership",
+            "licence and regulatory status",
+            "funding",
+            "reliability and incidents",
+            "pricing",
+            "customer sentiment",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    }
+    let mut core = q.trim_end_matches(['?', '.', '!']).to_string();
+    if let Some(e) = entity {
+        core = core.replace(e, " ");
+    }
+    let core = core.split_whitespace().collect::<Vec<_>>().join(" ");
+    vec![if core.is_empty() { q.to_string() } else { core }]
+}
+
+fn split_list(tail: &str) -> Vec<String> {
+    let normalized = tail
+        .replace(" and ", ",")
+        .replace(" & ", ",")
+        .replace(';', ",")
+        .replace(" as well as ", ",");
+    normalized
+        .split(',')
+        .map(|s| {
+            let s = s.trim().trim_start_matches("and ").trim();
+            let s = s
+                .strip_prefix("its ")
+                .or_else(|| s.strip_prefix("their "))
+                .or_else(|| s.strip_prefix("the "))
+                .unwrap_or(s);
+            s.trim().to_string()
+        })
+        .filter(|s| !s.is_empty() && s.split_whitespace().count() <= 6)
+        .collect()
+}
+
+pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
+    let question = field(t.user, "Research question:")
+        .unwrap_or(t.user)
+        .to_string();
+    let anchors = anchors_of(t.user);
+    let Some(todos_call) = t.called("write_todos").last() else {
+        let aspects = plan_aspects(&question, anchors.name.as_deref());
+        let todos: Vec<Value> = aspects
+            .iter()
+            .map(|a| json!({"content": a, "status": "pending"}))
+            .collect();
+        return (
+            format!(
+                "Planning {} aspect(s) from the question: {}.",
+                aspects.len(),
+                aspects.join("; ")
+            ),
+            vec![("write_todos", json!({ "todos": todos }))],
+        );
+    };
+    let aspects: Vec<String> = todos_call
+        .args
+        .get("todos")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.get("content").and_then(Value::as_str).or(t.as_str()))
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    if t.called("task").next().is_none() {
+        let calls = aspects
+            .iter()
+            .map(|a| {
+                (
+                    "task",
+                    json!({"description": prompts::task_description(a, &question, &anchors), "subagent_type": "researcher"}),
+                )
+            })
+            .collect();
+        return (
+            format!("Delegating {} aspect(s) in parallel.", aspects.len()),
+            calls,
+        );
+    }
+    let units: Vec<Findings> = t
+        .called("task")
+        .map(|c| {
+            let aspect = c
+                .args
+                .get("description")
+                .and_then(Value::as_str)
+                .map(aspect_of)
+                .unwrap_or_default();
+            let mut f: Findings = c
+                .result
+                .and_then(|r| serde_json::from_str(unwrap_spotlight(r)).ok())
+                .unwrap_or_default();
+            if f.aspect.is_empty() {
+                f.aspect = aspect;
+            }
+            f
+        })
+        .collect();
+    // Before writing, the merged view of the evidence.
+    let Some(review) = t.called("review_evidence").last() else {
+        return (
+            "Reviewing the merged evidence before writing.".to_string(),
+            vec![("review_evidence", json!({}))],
+        );
+    };
+    let merged: Vec<FieldView> = review
+        .result
+        .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
+        .and_then(|v| serde_json::from_value(v["fields"].clone()).ok())
+        .unwrap_or_default();
+    let markdown = report::draft_from_merged(&question, anchors.name.as_deref(), &units, &merged);
+    let n: usize = units.iter().map(|u| u.findings.len()).sum();
+    (
+        format!("Writing the report from {n} verified finding(s)."),
+        vec![("submit_report", json!({ "markdown": markdown }))],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_enumerated_aspects() {
+        let a = plan_aspects(
+            "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today? Check leadership, licence status, funding, reliability, security incidents, pricing and merchant sentiment.",
+            Some("PadmaPay"),
+        );
+        assert_eq!(
+            a,
+            vec![
+                "leadership",
+                "licence status",
+                "funding",
+                "reliability",
+                "security incidents",
+                "pricing",
+                "merchant sentiment"
+            ]
+        );
+    }
+
+    #[test]
+    fn plans_a_checklist_for_diligence_and_the_core_otherwise() {
+        assert_eq!(
+            plan_aspects("Is Acme a reliable vendor?", Some("Acme")).len(),
+            6
+        );
+        assert_eq!(
+            plan_aspects("Who runs Acme Corp?", Some("Acme Corp")),
+            vec!["Who runs"]
+        );
+    }
+}

@@ -207,7 +207,10 @@ pub(super) const THESAURUS: &[(&[&str], &[&str])] = &[
 
 pub(super) const STOP: &[&str] = &[
     "the", "and", "for", "with", "its", "their", "of", "in", "on", "to", "a", "an", "is", "are",
-    "what", "how", "who", "which", "status", "current", "today", "any", "all",
+    "what", "how", "who", "which", "status", "current", "today", "any", "all", "about", "did",
+    "does", "his", "her", "this", "that", "from", "into", "have", "has", "had", "was", "were",
+    "when", "where", "why", "must", "will", "would", "could", "should", "each", "evidence",
+    "listed",
 ];
 
 pub(super) struct Terms {

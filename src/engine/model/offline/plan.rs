@@ -7,93 +7,13 @@ use super::transcript::{Transcript, anchors_of, field, unwrap_spotlight};
 use crate::engine::prompts;
 use crate::engine::subresearcher::aspect_of;
 use crate::engine::tools::Findings;
+use crate::question;
 use crate::report;
 use crate::report::evidence_view::FieldView;
 
-/// Aspects to research, from the question alone.
+/// Aspects to research, from the question alone (see [`question::decompose`]).
 pub fn plan_aspects(question: &str, entity: Option<&str>) -> Vec<String> {
-    let q = question.trim();
-    let lower = q.to_lowercase();
-    const CUES: &[&str] = &[
-        ":",
-        "check ",
-        "checking ",
-        "including ",
-        "covering ",
-        "such as ",
-        "focus on ",
-        "focusing on ",
-        "especially ",
-        "in terms of ",
-        "look at ",
-        "looking at ",
-        "verify ",
-        "assess ",
-        "evaluate ",
-    ];
-    let mut best: Option<Vec<String>> = None;
-    for cue in CUES {
-        let Some(pos) = lower.find(cue) else { continue };
-        let tail = &q[pos + cue.len()..];
-        let tail = tail.split(['?', '.', '\n']).next().unwrap_or(tail);
-        let items = split_list(tail);
-        if items.len() >= 2 && best.as_ref().is_none_or(|b| items.len() > b.len()) {
-            best = Some(items);
-        }
-    }
-    if let Some(items) = best {
-        return items;
-    }
-    const DILIGENCE: &[&str] = &[
-        "reliable",
-        "partner",
-        "vendor",
-        "supplier",
-        "due diligence",
-        "trustworthy",
-        "trust",
-        "safe to",
-    ];
-    if DILIGENCE.iter().any(|w| lower.contains(w)) {
-        return [
-            "leadership",
-            "licence and regulatory status",
-            "funding",
-            "reliability and incidents",
-            "pricing",
-            "customer sentiment",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    }
-    let mut core = q.trim_end_matches(['?', '.', '!']).to_string();
-    if let Some(e) = entity {
-        core = core.replace(e, " ");
-    }
-    let core = core.split_whitespace().collect::<Vec<_>>().join(" ");
-    vec![if core.is_empty() { q.to_string() } else { core }]
-}
-
-fn split_list(tail: &str) -> Vec<String> {
-    let normalized = tail
-        .replace(" and ", ",")
-        .replace(" & ", ",")
-        .replace(';', ",")
-        .replace(" as well as ", ",");
-    normalized
-        .split(',')
-        .map(|s| {
-            let s = s.trim().trim_start_matches("and ").trim();
-            let s = s
-                .strip_prefix("its ")
-                .or_else(|| s.strip_prefix("their "))
-                .or_else(|| s.strip_prefix("the "))
-                .unwrap_or(s);
-            s.trim().to_string()
-        })
-        .filter(|s| !s.is_empty() && s.split_whitespace().count() <= 6)
-        .collect()
+    question::decompose(question, entity).aspects
 }
 
 pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
@@ -213,7 +133,7 @@ mod tests {
         );
         assert_eq!(
             plan_aspects("Who runs Acme Corp?", Some("Acme Corp")),
-            vec!["Who runs"]
+            vec!["Who runs Acme Corp"]
         );
     }
 }

@@ -7,9 +7,10 @@ use serde_json::{Value, json};
 
 use super::lexicon::expansion_words;
 use super::score::{Candidate, extract};
-use super::transcript::{PastCall, Transcript, anchors_of, unwrap_spotlight};
+use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
 use crate::engine::subresearcher::aspect_of;
+use crate::question;
 
 #[derive(Default)]
 pub(super) struct PageRead {
@@ -106,11 +107,13 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     }
 
     let searches: Vec<&PastCall> = t.called("web_search").collect();
-    let first_query = if entity.is_empty() {
-        aspect.clone()
-    } else {
-        format!("{entity} {aspect}")
-    };
+    // Short and specific: the subject and the aspect's key terms. In a
+    // comparison each aspect names its own item, so no subject is added.
+    let question = field(t.user, "Question:").unwrap_or("");
+    let subject = (!entity.is_empty()
+        && question::classify(question) != question::QuestionKind::Comparison)
+        .then_some(entity.as_str());
+    let first_query = question::search_query(&aspect, subject);
     if searches.is_empty() {
         return (
             format!("Searching for {aspect}."),
@@ -152,8 +155,15 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     // 3. One more search from another angle: the words sources use for the aspect.
     if searches.len() == 1 {
         let extra = expansion_words(&aspect);
-        let query = format!("{first_query} {}", extra.join(" "));
-        if !extra.is_empty() || findings.len() < 3 {
+        // The thesaurus knows the words sources use for diligence aspects;
+        // otherwise the words of the pages read so far give the second phrasing.
+        let query = if extra.is_empty() {
+            let texts: Vec<&str> = order.iter().map(|u| pages[u].text.as_str()).collect();
+            question::refined_query(&aspect, subject, &texts).unwrap_or_else(|| first_query.clone())
+        } else {
+            format!("{first_query} {}", extra.join(" "))
+        };
+        if (!extra.is_empty() || findings.len() < 3) && query != first_query {
             return (
                 format!(
                     "{} finding(s) so far; searching again from another angle.",

@@ -2,7 +2,14 @@
 //! module (it imports nothing else of dra), so the planner, the merge and
 //! the report composer all read the same answer.
 
+mod aspects;
+mod query;
+mod text;
+
 use serde::{Deserialize, Serialize};
+
+pub use aspects::{DUE_DILIGENCE_CHECKLIST, Decomposition, decompose, plan_problems};
+pub use query::{refined_query, search_query};
 
 /// The kind of a research question; it decides how the question is split
 /// into aspects and which sections the report carries.

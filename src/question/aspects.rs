@@ -218,7 +218,10 @@ fn topic_of(clause: &str) -> Option<String> {
         .unwrap_or(&topic)
         .to_string();
     let n = topic.split_whitespace().count();
-    let pronoun = matches!(topic.to_lowercase().as_str(), "it" | "they" | "this" | "that");
+    let pronoun = matches!(
+        topic.to_lowercase().as_str(),
+        "it" | "they" | "this" | "that"
+    );
     (n > 0 && n <= 10 && !pronoun).then_some(topic)
 }
 
@@ -433,16 +436,19 @@ fn comparison(q: &str) -> Option<Vec<String>> {
         .find_map(|c| f.find_from(0, c).map(|p| p + c.len()))
     {
         (p, None)
-    } else if let Some(p) = [" vs. ", " vs ", " versus ", " compared to ", " compared with "]
-        .iter()
-        .find_map(|c| f.find_from(0, c))
+    } else if let Some(p) = [
+        " vs. ",
+        " vs ",
+        " versus ",
+        " compared to ",
+        " compared with ",
+    ]
+    .iter()
+    .find_map(|c| f.find_from(0, c))
     {
         // The item before the marker starts after the last clause break.
         let before = &lower[..p];
-        let s = before
-            .rfind([',', ':', '?'])
-            .map(|i| i + 1)
-            .unwrap_or(0);
+        let s = before.rfind([',', ':', '?']).map(|i| i + 1).unwrap_or(0);
         (s, None::<usize>)
     } else if let Some(p) = lower.rfind(", ").filter(|&p| lower[p..].contains(" or ")) {
         (p + 2, None)
@@ -528,7 +534,10 @@ fn comparison(q: &str) -> Option<Vec<String>> {
             }
         }
     }
-    out.push(label(&format!("Differences between {}", items.join(" and "))));
+    out.push(label(&format!(
+        "Differences between {}",
+        items.join(" and ")
+    )));
     Some(out)
 }
 
@@ -664,9 +673,10 @@ mod tests {
 
     #[test]
     fn open_questions_keep_their_names() {
-        assert_eq!(aspects("Who runs Acme Corp?", Some("Acme Corp")), vec![
-            "Who runs Acme Corp"
-        ]);
+        assert_eq!(
+            aspects("Who runs Acme Corp?", Some("Acme Corp")),
+            vec!["Who runs Acme Corp"]
+        );
     }
 
     #[test]

@@ -33,10 +33,7 @@ impl<'a> Folded<'a> {
     /// The offset in the original of the character that lowercase byte
     /// `pos` belongs to (the end of the original for `pos >= lower.len()`).
     pub fn to_original(&self, pos: usize) -> usize {
-        self.origin
-            .get(pos)
-            .copied()
-            .unwrap_or(self.original.len())
+        self.origin.get(pos).copied().unwrap_or(self.original.len())
     }
 
     /// The original text from the character at lowercase offset `start`

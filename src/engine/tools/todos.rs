@@ -76,11 +76,8 @@ impl Tool for WriteTodos {
         }
         // One nudge for a plan that does not split the question into aspects.
         let contents: Vec<&str> = todos.iter().map(|t| t.content.as_str()).collect();
-        let problems = question::plan_problems(
-            &cx.run.question,
-            cx.run.anchors.name.as_deref(),
-            &contents,
-        );
+        let problems =
+            question::plan_problems(&cx.run.question, cx.run.anchors.name.as_deref(), &contents);
         if !problems.is_empty() {
             let mut state = cx.state();
             if state.plan_bounces == 0 {
@@ -93,7 +90,9 @@ impl Tool for WriteTodos {
         }
         let n = todos.len();
         let kind = Some(question::classify(&cx.run.question));
-        cx.run.emitter.emit(&cx.agent, EventBody::Plan { todos, kind });
+        cx.run
+            .emitter
+            .emit(&cx.agent, EventBody::Plan { todos, kind });
         ToolOutput::ok(
             format!(
                 "Plan recorded: {n} todos. Delegate each with task, several in one turn to run them in parallel."

@@ -104,8 +104,9 @@ pub(super) fn extract(
                 continue;
             }
             let mut score = hits;
-            if !entity_lower.is_empty() && lower.contains(&entity_lower) {
-                score += 0.5;
+            if !entity_lower.is_empty() {
+                // The subject by its name or an alias (surname, acronym...).
+                score += 0.5 * crate::evidence::identity::name_strength(entity, s);
             }
             if s.chars().any(|c| c.is_ascii_digit()) {
                 score += 0.3;

@@ -78,6 +78,7 @@ pub(super) fn anchors_of(text: &str) -> EntityAnchors {
         city: field(text, "City:").map(String::from),
         industry: list("Industry:", ','),
         exclude: list("Exclude look-alikes:", ';'),
+        inferred: false,
     }
 }
 

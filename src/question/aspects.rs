@@ -26,7 +26,7 @@ pub const DUE_DILIGENCE_CHECKLIST: &[&str] = &[
 ];
 
 /// The most aspects one question is split into.
-const MAX_ASPECTS: usize = 8;
+const MAX_ASPECTS: usize = 10;
 /// The longest aspect label, in characters.
 const MAX_LABEL: usize = 110;
 
@@ -92,7 +92,7 @@ pub fn decompose(question: &str, subject: Option<&str>) -> Decomposition {
 }
 
 /// The longest todo, in words, that still reads as an aspect.
-const MAX_TODO_WORDS: usize = 16;
+const MAX_TODO_WORDS: usize = 20;
 
 /// What is wrong with a plan a model wrote for a question, one sentence per
 /// problem naming it: a single todo for a question that asks several
@@ -162,7 +162,38 @@ fn clauses(q: &str) -> Vec<String> {
         }
     }
     out.retain(|c| !c.is_empty());
-    out
+    out.into_iter().flat_map(|c| event_list(&c)).collect()
+}
+
+/// "When was X proposed, passed and amended" asks three dates: one clause
+/// per event ("When was X proposed", "When was X passed", ...).
+fn event_list(clause: &str) -> Vec<String> {
+    let lower = clause.to_lowercase();
+    let Some(aux) = ["when was ", "when were ", "when did "]
+        .iter()
+        .find(|a| lower.starts_with(**a))
+    else {
+        return vec![clause.to_string()];
+    };
+    let parts: Vec<&str> = clause
+        .split(", ")
+        .flat_map(|p| p.split(" and "))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let short_rest = parts.len() >= 3
+        && parts[1..].iter().all(|p| {
+            p.split_whitespace().count() <= 4 && p.chars().next().is_some_and(char::is_lowercase)
+        });
+    let Some((head, first_event)) = parts.first().and_then(|p| p.rsplit_once(' ')) else {
+        return vec![clause.to_string()];
+    };
+    if !short_rest || head.len() <= aux.len() {
+        return vec![clause.to_string()];
+    }
+    let mut events = vec![first_event];
+    events.extend(parts[1..].iter().copied());
+    events.into_iter().map(|e| format!("{head} {e}")).collect()
 }
 
 /// A question word that starts a clause after a comma (not an auxiliary:
@@ -246,7 +277,21 @@ fn resolve_pronouns(clause: &str, topic: Option<&str>) -> String {
 }
 
 fn label(clause: &str) -> String {
-    shorten(&capitalise(&tidy(clause)), MAX_LABEL)
+    shorten(&capitalise(&tidy(&drop_apposition(clause))), MAX_LABEL)
+}
+
+/// "Calm Read, the reading mode of the Pelican browser, pick..." → "Calm
+/// Read pick...": an aside between commas that starts with an article.
+fn drop_apposition(clause: &str) -> String {
+    for article in [", the ", ", a ", ", an "] {
+        if let Some(start) = clause.find(article)
+            && let Some(len) = clause[start + 2..].find(", ")
+        {
+            let end = start + 2 + len + 1;
+            return format!("{}{}", &clause[..start], &clause[end..]);
+        }
+    }
+    clause.to_string()
 }
 
 fn starts_with_any(clause: &str, prefixes: &[&str]) -> bool {
@@ -264,20 +309,31 @@ fn by_clause(
     match kind {
         QuestionKind::HowItWorks => {
             let t = topic.or(subject).unwrap_or("it");
-            out.push(format!("What {t} is"));
-            out.push(format!("How {t} works"));
+            // A question of its own clauses is planned by them; a short one
+            // gets the standard parts of an explanation.
+            let generic = clauses.len() <= 2;
+            if generic {
+                out.push(format!("What {t} is"));
+                out.push(format!("How {t} works"));
+            }
             for c in clauses {
                 let is_definition = starts_with_any(c, &["what is ", "what are ", "what's "])
                     && topic_of(c).as_deref() == Some(t);
+                let lower = c.to_lowercase();
                 let is_mechanism =
                     starts_with_any(c, &["how does ", "how do ", "how is ", "how are "])
-                        && (topic_of(c).is_none() || topic_of(c).as_deref() == Some(t));
-                if !is_definition && !is_mechanism {
+                        && [" work", " works", " function", " operate"]
+                            .iter()
+                            .any(|w| lower.ends_with(w))
+                        && topic_of(c).is_none_or(|x| x == t || x == "it");
+                if !(generic && (is_definition || is_mechanism)) {
                     out.push(label(&resolve_pronouns(c, Some(t))));
                 }
             }
-            out.push(format!("Components of {t}"));
-            out.push(format!("Limits and known problems of {t}"));
+            if generic {
+                out.push(format!("Components of {t}"));
+                out.push(format!("Limits and known problems of {t}"));
+            }
         }
         QuestionKind::Landscape => {
             for (i, c) in clauses.iter().enumerate() {
@@ -423,10 +479,71 @@ pub(crate) fn split_list(tail: &str) -> Vec<String> {
 /// One aspect per item and criterion (per item when there are no criteria),
 /// plus their differences.
 fn comparison(q: &str) -> Option<Vec<String>> {
+    let (items, criteria, with_for) = comparison_parts(q)?;
+    let mut out = Vec::new();
+    if criteria.is_empty() || items.len() * criteria.len() > MAX_ASPECTS - 1 {
+        let what = if criteria.is_empty() {
+            "strengths and weaknesses".to_string()
+        } else {
+            criteria.join(", ")
+        };
+        for i in &items {
+            out.push(label(&format!("{i}: {what}")));
+        }
+    } else {
+        for i in &items {
+            for c in &criteria {
+                out.push(label(&if with_for {
+                    format!("{i} for {c}")
+                } else {
+                    format!("{i} {c}")
+                }));
+            }
+        }
+    }
+    out.push(label(&format!(
+        "Differences between {}",
+        items.join(" and ")
+    )));
+    Some(out)
+}
+
+/// The items a comparison question compares ("Quillstore", "Brinewood");
+/// empty when the question compares nothing.
+pub fn comparison_items(question: &str) -> Vec<String> {
+    comparison_parts(question.trim())
+        .map(|(items, _, _)| items)
+        .unwrap_or_default()
+}
+
+/// Items, criteria, and whether the criteria followed `for`.
+fn comparison_parts(q: &str) -> Option<(Vec<String>, Vec<String>, bool)> {
     let f = Folded::new(q);
     let lower = &f.lower;
     // The span that names the items, as lowercase offsets.
-    let (start, items_end_hint) = if let Some(p) = ["compare ", "comparison of ", "comparing "]
+    // "How do A and B compare on C": the items come before the verb.
+    let verb_after = f.find_from(0, " compare").filter(|&p| {
+        let after = lower[p + " compare".len()..].trim_start();
+        after.is_empty()
+            || [
+                "on ",
+                "in ",
+                "for ",
+                "with respect",
+                "when it comes",
+                "regarding",
+                "?",
+            ]
+            .iter()
+            .any(|m| after.starts_with(m))
+    });
+    let (start, items_end_hint) = if let Some(p) = verb_after {
+        let opener = ["how do ", "how does ", "how would ", "how will ", "how "]
+            .iter()
+            .find(|o| lower.starts_with(**o))
+            .map_or(0, |o| o.len());
+        (opener, Some(p))
+    } else if let Some(p) = ["compare ", "comparison of ", "comparing "]
         .iter()
         .find_map(|c| f.find_from(0, c).map(|p| p + c.len()))
     {
@@ -449,13 +566,12 @@ fn comparison(q: &str) -> Option<Vec<String>> {
         // The item before the marker starts after the last clause break.
         let before = &lower[..p];
         let s = before.rfind([',', ':', '?']).map(|i| i + 1).unwrap_or(0);
-        (s, None::<usize>)
+        (s, None)
     } else if let Some(p) = lower.rfind(", ").filter(|&p| lower[p..].contains(" or ")) {
         (p + 2, None)
     } else {
         return None;
     };
-    let _ = items_end_hint;
     const CRITERIA: &[(&str, bool)] = &[
         (" in terms of ", false),
         (" when it comes to ", false),
@@ -467,14 +583,15 @@ fn comparison(q: &str) -> Option<Vec<String>> {
         (":", false),
         ("?", false),
     ];
-    let mut items_end = lower.len();
+    let search_from = items_end_hint.unwrap_or(start);
+    let mut crit_at = lower.len();
     let mut criteria: Vec<String> = Vec::new();
     let mut with_for = false;
     for (marker, is_for) in CRITERIA {
-        if let Some(p) = f.find_from(start, marker)
-            && p < items_end
+        if let Some(p) = f.find_from(search_from, marker)
+            && p < crit_at
         {
-            items_end = p;
+            crit_at = p;
             let crit = f.slice(p + marker.len(), lower.len());
             let crit = crit.split(['?', '.', '\n']).next().unwrap_or(crit);
             criteria = split_list(crit)
@@ -484,6 +601,7 @@ fn comparison(q: &str) -> Option<Vec<String>> {
             with_for = *is_for;
         }
     }
+    let items_end = items_end_hint.unwrap_or(crit_at);
     let span = f.slice(start, items_end);
     let span = span
         .replace(" vs. ", ",")
@@ -510,35 +628,19 @@ fn comparison(q: &str) -> Option<Vec<String>> {
             (1..=5).contains(&n) && !has_word(s, "better") && !has_word(s, "which")
         })
         .collect();
+    let mut items = items;
     if items.len() < 2 {
         return None;
     }
-    let mut out = Vec::new();
-    if criteria.is_empty() || items.len() * criteria.len() > MAX_ASPECTS - 1 {
-        let what = if criteria.is_empty() {
-            "strengths and weaknesses".to_string()
-        } else {
-            criteria.join(", ")
-        };
-        for i in &items {
-            out.push(label(&format!("{i}: {what}")));
-        }
-    } else {
-        for i in &items {
-            for c in &criteria {
-                out.push(label(&if with_for {
-                    format!("{i} for {c}")
-                } else {
-                    format!("{i}: {c}")
-                }));
-            }
-        }
+    // "A and B embedded databases": the shared noun belongs to both.
+    let n = items.len();
+    if items[..n - 1].iter().all(|i| !i.contains(' '))
+        && let Some((head, noun)) = items[n - 1].split_once(' ')
+        && !noun.chars().any(char::is_uppercase)
+    {
+        items[n - 1] = head.to_string();
     }
-    out.push(label(&format!(
-        "Differences between {}",
-        items.join(" and ")
-    )));
-    Some(out)
+    Some((items, criteria, with_for))
 }
 
 #[cfg(test)]
@@ -635,10 +737,10 @@ mod tests {
         assert_eq!(
             aspects("Compare WireGuard and OpenVPN on speed and security", None),
             vec![
-                "WireGuard: speed",
-                "WireGuard: security",
-                "OpenVPN: speed",
-                "OpenVPN: security",
+                "WireGuard speed",
+                "WireGuard security",
+                "OpenVPN speed",
+                "OpenVPN security",
                 "Differences between WireGuard and OpenVPN",
             ]
         );
@@ -656,6 +758,61 @@ mod tests {
                 "TCP: strengths and weaknesses",
                 "UDP: strengths and weaknesses",
                 "Differences between TCP and UDP"
+            ]
+        );
+    }
+
+    #[test]
+    fn items_before_the_verb_and_a_shared_noun() {
+        let a = aspects(
+            "How do the Quillstore and Brinewood embedded databases compare on licence, replication, maximum value size and write throughput?",
+            None,
+        );
+        assert_eq!(
+            &a[..4],
+            [
+                "Quillstore licence",
+                "Quillstore replication",
+                "Quillstore maximum value size",
+                "Quillstore write throughput"
+            ]
+        );
+        assert_eq!(a.len(), 9, "{a:?}");
+        assert_eq!(a[8], "Differences between Quillstore and Brinewood");
+    }
+
+    #[test]
+    fn a_list_of_events_is_one_aspect_per_event() {
+        let d = decompose(
+            "When was the Lanholm congestion charge proposed, passed, amended and brought into force, and what is the daily charge today?",
+            Some("Lanholm"),
+        );
+        assert_eq!(d.kind, QuestionKind::WhatChanged);
+        assert_eq!(
+            d.aspects,
+            vec![
+                "When was the Lanholm congestion charge proposed",
+                "When was the Lanholm congestion charge passed",
+                "When was the Lanholm congestion charge amended",
+                "When was the Lanholm congestion charge brought into force",
+                "What is the daily charge today",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_how_question_with_its_own_clauses_keeps_them() {
+        let a = aspects(
+            "How does Calm Read, the reading mode of the Pelican browser, pick the article text on a page, what does it strip out, when does it refuse to offer reading mode, and which Pelican version introduced the current algorithm?",
+            Some("Calm Read"),
+        );
+        assert_eq!(
+            a,
+            vec![
+                "How does Calm Read pick the article text on a page",
+                "What does Calm Read strip out",
+                "When does Calm Read refuse to offer reading mode",
+                "Which Pelican version introduced the current algorithm",
             ]
         );
     }

@@ -305,7 +305,9 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(|w| w.to_lowercase())
 }
 
-pub(super) fn terms_for(aspect: &str) -> Terms {
+/// The aspect's own stems, and with `thesaurus` the words and value kinds
+/// of the thesaurus rows its words belong to.
+pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
     let st = stemmer();
     let aspect_words: Vec<String> = words(aspect)
         .filter(|w| !STOP.contains(&w.as_str()) && w.len() > 2)
@@ -317,7 +319,7 @@ pub(super) fn terms_for(aspect: &str) -> Terms {
     let mut phrases = Vec::new();
     let mut values = Vec::new();
     for (row, (keys, expansions)) in THESAURUS.iter().enumerate() {
-        if aspect_words.iter().any(|w| keys.contains(&w.as_str())) {
+        if thesaurus && aspect_words.iter().any(|w| keys.contains(&w.as_str())) {
             for v in ROW_VALUES.get(row).copied().unwrap_or_default() {
                 if !values.contains(v) {
                     values.push(*v);
@@ -331,6 +333,17 @@ pub(super) fn terms_for(aspect: &str) -> Terms {
                 }
             }
         }
+    }
+    // The question word says what kind of value answers the aspect.
+    let all: Vec<String> = words(aspect).collect();
+    let first = all.first().map(String::as_str);
+    if (first == Some("when") || all.iter().any(|w| w == "date" || w == "dates"))
+        && !values.contains(&ValueKind::Year)
+    {
+        values.push(ValueKind::Year);
+    }
+    if first == Some("how") && all.get(1).is_some_and(|w| w == "many") {
+        values.push(ValueKind::Count);
     }
     Terms {
         stems,

@@ -21,7 +21,14 @@ pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, V
         .unwrap_or(t.user)
         .to_string();
     let anchors = anchors_of(t.user);
-    let Some(todos_call) = t.called("write_todos").last() else {
+    let plans: Vec<_> = t.called("write_todos").collect();
+    // A plan sent back is written again (once): the deterministic plan is
+    // the best this model has.
+    let bounced = plans
+        .last()
+        .is_some_and(|c| c.result.is_some_and(|r| r.starts_with("Error")));
+    let todos_call = plans.last().filter(|_| !bounced || plans.len() >= 2);
+    let Some(todos_call) = todos_call else {
         let aspects = plan_aspects(&question, anchors.name.as_deref());
         let todos: Vec<Value> = aspects
             .iter()

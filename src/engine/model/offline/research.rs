@@ -10,7 +10,7 @@ use super::score::{Candidate, extract};
 use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
 use crate::engine::subresearcher::aspect_of;
-use crate::question;
+use crate::question::{self, QuestionKind};
 
 #[derive(Default)]
 pub(super) struct PageRead {
@@ -110,9 +110,12 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     // Short and specific: the subject and the aspect's key terms. In a
     // comparison each aspect names its own item, so no subject is added.
     let question = field(t.user, "Question:").unwrap_or("");
-    let subject = (!entity.is_empty()
-        && question::classify(question) != question::QuestionKind::Comparison)
-        .then_some(entity.as_str());
+    let kind = question::classify(question);
+    let subject =
+        (!entity.is_empty() && kind != QuestionKind::Comparison).then_some(entity.as_str());
+    // The thesaurus is the vocabulary of company facts; other kinds of
+    // question find theirs in the pages read.
+    let thesaurus = matches!(kind, QuestionKind::DueDiligence | QuestionKind::Open);
     let first_query = question::search_query(&aspect, subject);
     if searches.is_empty() {
         return (
@@ -150,11 +153,26 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         }
     }
 
-    let findings = extract(&aspect, &entity, &order, &pages);
+    // In a comparison, the item an aspect is about is its subject.
+    let item = (kind == QuestionKind::Comparison)
+        .then(|| {
+            question::comparison_items(question)
+                .into_iter()
+                .find(|i| aspect.to_lowercase().starts_with(&i.to_lowercase()))
+        })
+        .flatten();
+    let findings = match &item {
+        Some(i) => extract(&aspect, i, &order, &pages, thesaurus, true),
+        None => extract(&aspect, &entity, &order, &pages, thesaurus, false),
+    };
 
     // 3. One more search from another angle: the words sources use for the aspect.
     if searches.len() == 1 {
-        let extra = expansion_words(&aspect);
+        let extra = if thesaurus {
+            expansion_words(&aspect)
+        } else {
+            vec![]
+        };
         // The thesaurus knows the words sources use for diligence aspects;
         // otherwise the words of the pages read so far give the second phrasing.
         let query = if extra.is_empty() {

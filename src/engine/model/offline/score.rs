@@ -44,10 +44,12 @@ pub(super) fn extract(
     entity: &str,
     order: &[String],
     pages: &BTreeMap<String, PageRead>,
+    thesaurus: bool,
+    must_mention: bool,
 ) -> Vec<Candidate> {
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let today = today.as_str();
-    let terms = terms_for(aspect);
+    let terms = terms_for(aspect, thesaurus);
     let st = stemmer();
     let entity_lower = entity.to_lowercase();
     // Sentence frequency of each term over everything read: a term in every
@@ -103,11 +105,18 @@ pub(super) fn extract(
             if hits == 0.0 {
                 continue;
             }
-            let mut score = hits;
-            if !entity_lower.is_empty() {
-                // The subject by its name or an alias (surname, acronym...).
-                score += 0.5 * crate::evidence::identity::name_strength(entity, s);
+            let named = if entity_lower.is_empty() {
+                0.0
+            } else {
+                crate::evidence::identity::name_strength(entity, s)
+            };
+            // In a comparison, a sentence about the other item is no answer.
+            if must_mention && named == 0.0 {
+                continue;
             }
+            let mut score = hits;
+            // The subject by its name or an alias (surname, acronym...).
+            score += 0.5 * named;
             if s.chars().any(|c| c.is_ascii_digit()) {
                 score += 0.3;
             }
@@ -183,7 +192,14 @@ mod tests {
                 ..Default::default()
             },
         );
-        let f = extract("leadership", "Acme", &["u1".to_string()], &pages);
+        let f = extract(
+            "leadership",
+            "Acme",
+            &["u1".to_string()],
+            &pages,
+            true,
+            false,
+        );
         assert_eq!(f.len(), 1);
         assert_eq!(
             f[0].sentence,

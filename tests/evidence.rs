@@ -29,6 +29,7 @@ fn anchors() -> EntityAnchors {
         city: Some("Nagpur".into()),
         industry: vec!["cold-chain".into(), "logistics".into()],
         exclude: vec!["Halden Freight AS".into()],
+        inferred: false,
     }
 }
 

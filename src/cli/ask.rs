@@ -117,6 +117,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             .filter(|s| !s.is_empty())
             .collect(),
         exclude: args.exclude.clone(),
+        inferred: false,
     };
     let prepared = app::prepare(
         &settings,

@@ -69,10 +69,18 @@ const NOT_NAMES: &[&str] = &[
 /// Fills the anchors the flags left empty from the question.
 pub fn complete_anchors(question: &str, flags: &EntityAnchors) -> EntityAnchors {
     let mut a = flags.clone();
+    let given = flags.name.is_some()
+        || flags.domain.is_some()
+        || flags.country.is_some()
+        || flags.city.is_some()
+        || !flags.industry.is_empty()
+        || !flags.exclude.is_empty();
     if a.name.is_none()
         && let Some((name, end)) = first_proper_name(question)
     {
         a.name = Some(name);
+        // A name the user did not give is a relevance signal, not a gate.
+        a.inferred = !given;
         if let Some((city, country)) = parenthetical_place(&question[end..]) {
             if a.city.is_none() {
                 a.city = city;

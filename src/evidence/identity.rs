@@ -16,12 +16,169 @@ pub struct IdentityCheck {
     /// Why the page is about someone else, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lookalike: Option<String>,
+    /// The name was inferred from the question: the score ranks the page
+    /// but only a look-alike fails it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inferred: bool,
 }
 
 impl IdentityCheck {
     pub fn passes(&self) -> bool {
-        self.score >= IDENTITY_GATE && self.lookalike.is_none()
+        self.lookalike.is_none() && (self.inferred || self.score >= IDENTITY_GATE)
     }
+}
+
+/// Legal-form words a name may carry or drop ("Halden Freight Pvt Ltd").
+const LEGAL_SUFFIXES: &[&str] = &[
+    "ltd",
+    "limited",
+    "inc",
+    "incorporated",
+    "llc",
+    "llp",
+    "lp",
+    "gmbh",
+    "ag",
+    "sa",
+    "sas",
+    "sarl",
+    "srl",
+    "spa",
+    "pvt",
+    "private",
+    "plc",
+    "corp",
+    "corporation",
+    "co",
+    "company",
+    "bv",
+    "nv",
+    "oy",
+    "ab",
+    "as",
+    "asa",
+    "kk",
+    "pty",
+    "pte",
+    "bhd",
+    "sdn",
+];
+
+/// Titles before a person's name ("President Obama", "Dr Jane Doe").
+const TITLES: &[&str] = &[
+    "president",
+    "former",
+    "vice",
+    "prime",
+    "minister",
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "dr",
+    "prof",
+    "professor",
+    "sir",
+    "dame",
+    "lord",
+    "lady",
+    "senator",
+    "sen",
+    "governor",
+    "gov",
+    "rep",
+    "representative",
+    "mayor",
+    "chancellor",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "pope",
+    "judge",
+    "justice",
+    "general",
+    "gen",
+    "ceo",
+    "chairman",
+    "chair",
+    "secretary",
+    "premier",
+];
+
+/// Other ways a text names the entity, each with how strongly it
+/// identifies it: the name without its legal form (1.0), without a title
+/// ("President Obama" → "Obama", 0.9), a product inside a longer name
+/// ("Firefox Reader View" → "Reader View", 0.6). Folded forms.
+fn aliases(name: &str) -> Vec<(String, f64)> {
+    let folded = fold(name);
+    let mut words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut out: Vec<(String, f64)> = Vec::new();
+    let push = |alias: String, strength: f64, out: &mut Vec<(String, f64)>| {
+        if !alias.is_empty() && alias != folded && !out.iter().any(|(a, _)| *a == alias) {
+            out.push((alias, strength));
+        }
+    };
+    while words.len() > 1 && words.last().is_some_and(|w| LEGAL_SUFFIXES.contains(w)) {
+        words.pop();
+    }
+    push(words.join(" "), 1.0, &mut out);
+    let mut titled = false;
+    while words.len() > 1 && words.first().is_some_and(|w| TITLES.contains(w)) {
+        words.remove(0);
+        titled = true;
+    }
+    if titled {
+        push(words.join(" "), 0.9, &mut out);
+        if let Some(last) = words.last().filter(|w| w.chars().count() >= 3) {
+            push(last.to_string(), 0.9, &mut out);
+        }
+    } else if words.len() >= 3 {
+        // A product inside a longer name: the last two words.
+        push(words[words.len() - 2..].join(" "), 0.6, &mut out);
+    }
+    out
+}
+
+/// The name's acronym ("Open Transit Feed" → "OTF"), when it has one: two
+/// or more capitalised words, legal forms left out.
+fn acronym(name: &str) -> Option<String> {
+    let words: Vec<&str> = name
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .filter(|w| !LEGAL_SUFFIXES.contains(&w.to_lowercase().as_str()))
+        .collect();
+    if words.len() < 2
+        || !words
+            .iter()
+            .all(|w| w.chars().next().is_some_and(char::is_uppercase))
+    {
+        return None;
+    }
+    let a: String = words.iter().filter_map(|w| w.chars().next()).collect();
+    (a.chars().count() >= 2).then_some(a)
+}
+
+/// How strongly a text names the entity: 1.0 for the name (or the name
+/// without its legal form), less for a title-less surname, an acronym (as
+/// a whole, case-sensitive word) or a product inside the longer name.
+pub fn name_strength(name: &str, text: &str) -> f64 {
+    let body = fold(text);
+    if contains_words(&body, name) {
+        return 1.0;
+    }
+    let mut best: f64 = 0.0;
+    for (alias, strength) in aliases(name) {
+        if contains_words(&body, &alias) {
+            best = best.max(strength);
+        }
+    }
+    if let Some(a) = acronym(name)
+        && text.split(|c: char| !c.is_alphanumeric()).any(|w| w == a)
+    {
+        best = best.max(0.6);
+    }
+    best
 }
 
 /// Folds text for name matching: lowercase, letters and digits only, words
@@ -58,13 +215,17 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
             score: 1.0,
             matched: vec![],
             lookalike: None,
+            inferred: false,
         };
     };
     // Names inside domains and e-mail addresses ("padmapay-uk.example") are
     // not mentions of the entity.
     static ADDRESS: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| crate::re(r"\S*[A-Za-z0-9]\.[A-Za-z]{2,}\S*|\S+@\S+"));
-    let body = fold(&ADDRESS.replace_all(&format!("{title}\n{text}"), " "));
+    let body_raw = ADDRESS
+        .replace_all(&format!("{title}\n{text}"), " ")
+        .into_owned();
+    let body = fold(&body_raw);
     let host = host_of(url);
     let mut matched = Vec::new();
 
@@ -74,11 +235,13 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
                 score: 0.0,
                 matched,
                 lookalike: Some(format!("mentions excluded look-alike {excluded:?}")),
+                inferred: anchors.inferred,
             };
         }
     }
 
-    let exact = contains_words(&body, name);
+    let alias = name_strength(name, &body_raw);
+    let exact = alias >= 1.0;
     let squashed_name: String = fold(name).replace(' ', "");
     let variant = !exact && squashed_name.len() >= 4 && {
         // Same letters, different spacing: "Padma Pay" for "PadmaPay".
@@ -91,6 +254,9 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
         1.0
     } else if variant {
         0.3
+    } else if alias > 0.0 {
+        matched.push("alias".to_string());
+        alias
     } else {
         0.0
     };
@@ -138,6 +304,7 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
         score: (score * 100.0).round() / 100.0,
         matched,
         lookalike,
+        inferred: anchors.inferred,
     }
 }
 
@@ -231,6 +398,113 @@ mod tests {
             "anything",
         );
         assert!(c.passes());
+    }
+
+    fn inferred(name: &str) -> EntityAnchors {
+        EntityAnchors {
+            name: Some(name.into()),
+            inferred: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_inferred_subject_ranks_but_never_rejects() {
+        let a = inferred("Firefox Reader View");
+        let off_topic = check(
+            &a,
+            "https://support.mozilla.example/reader",
+            "Reader mode",
+            "Reader mode strips away clutter like buttons and ads.",
+        );
+        assert!(off_topic.passes(), "{off_topic:?}");
+        let on_topic = check(
+            &a,
+            "https://blog.example/x",
+            "",
+            "Firefox Reader View strips away clutter.",
+        );
+        assert!(on_topic.passes());
+        assert!(
+            on_topic.score > off_topic.score,
+            "the name still ranks pages"
+        );
+        // The same page fails when the user gave the name.
+        let given = EntityAnchors {
+            inferred: false,
+            ..a
+        };
+        assert!(
+            !check(
+                &given,
+                "https://support.mozilla.example/reader",
+                "Reader mode",
+                "Reader mode strips away clutter like buttons and ads."
+            )
+            .passes()
+        );
+    }
+
+    #[test]
+    fn an_inferred_subject_still_rejects_a_lookalike() {
+        let mut a = anchors();
+        a.inferred = true;
+        let c = check(
+            &a,
+            "https://padmapay-uk.example/",
+            "Padma Pay Ltd",
+            "Padma Pay Ltd is a remittance firm in Leicester, England.",
+        );
+        assert!(!c.passes(), "{c:?}");
+        assert!(c.lookalike.is_some());
+    }
+
+    #[test]
+    fn aliases_name_the_entity() {
+        // Without the legal form.
+        assert_eq!(
+            name_strength("Halden Freight Pvt Ltd", "Halden Freight runs 90 trucks."),
+            1.0
+        );
+        assert_eq!(
+            name_strength("Halden Freight", "Halden Freight Pvt. Ltd. runs trucks."),
+            1.0
+        );
+        // The surname after a title.
+        assert!(name_strength("President Obama", "Barack Obama told the BBC...") >= 0.9);
+        // An acronym, as a whole upper-case word only.
+        assert!(name_strength("Open Transit Feed", "OTF 3.0 was published in May.") > 0.0);
+        assert_eq!(name_strength("Open Transit Feed", "an otf font"), 0.0);
+        // A product inside the longer name.
+        assert!(name_strength("Firefox Reader View", "Reader View hides ads.") > 0.0);
+        // Nothing for another name.
+        assert_eq!(
+            name_strength("Halden Freight", "Orla Freight runs trucks."),
+            0.0
+        );
+    }
+
+    #[test]
+    fn an_alias_alone_does_not_pass_a_given_name() {
+        let a = EntityAnchors {
+            name: Some("Open Transit Feed".into()),
+            ..Default::default()
+        };
+        assert!(!check(&a, "https://x.example/", "", "OTF 3 is out.").passes());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn name_matching_never_panics(
+            name in "\\PC{0,30}|[İßΣ\u{301}\u{5d0}A-Z a-z.]{0,30}",
+            text in "\\PC{0,200}",
+        ) {
+            let s = name_strength(&name, &text);
+            proptest::prop_assert!((0.0..=1.0).contains(&s));
+            let a = EntityAnchors { name: Some(name.clone()), inferred: true, ..Default::default() };
+            let c = check(&a, "https://x.example/", "", &text);
+            proptest::prop_assert!(c.passes() || c.lookalike.is_some());
+        }
     }
 
     #[test]

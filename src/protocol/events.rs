@@ -41,6 +41,9 @@ pub enum EventBody {
     /// The research plan (aspects from `write_todos`).
     Plan {
         todos: Vec<Todo>,
+        /// The kind of question planned for (additive).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<crate::question::QuestionKind>,
     },
     Clarification {
         questions: Vec<String>,

@@ -18,6 +18,11 @@ pub struct EntityAnchors {
     pub industry: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
+    /// True when no anchor came from the user and the name was inferred
+    /// from the question: the name then ranks pages, and only a look-alike
+    /// is rejected (additive field).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inferred: bool,
 }
 
 /// One research request.

@@ -50,7 +50,7 @@ fn to_request(body: &Value) -> ChatRequest {
             reasoning: None,
         })
         .collect();
-    let tools = body["tools"]
+    let tools: Vec<ToolSpec> = body["tools"]
         .as_array()
         .map(|ts| {
             ts.iter()
@@ -65,8 +65,18 @@ fn to_request(body: &Value) -> ChatRequest {
                 .collect()
         })
         .unwrap_or_default();
+    // The wire carries no role: this stand-in server tells the agents apart
+    // by the tool that ends each one.
+    let offers = |name: &str| tools.iter().any(|t| t.name == name);
+    let role = if offers("submit_report") {
+        ModelRole::Research
+    } else if offers("submit_findings") {
+        ModelRole::Subagent
+    } else {
+        ModelRole::Utility
+    };
     ChatRequest {
-        role: ModelRole::Research,
+        role,
         messages,
         tools,
     }

@@ -110,7 +110,7 @@ impl Human {
                     serde_name(mode)
                 ));
             }
-            EventBody::Plan { todos } => {
+            EventBody::Plan { todos, .. } => {
                 self.line(&format!(
                     "{} {} aspects",
                     self.paint("plan", |s| s.cyan().bold()),

@@ -88,6 +88,7 @@ impl ToolOutput {
 pub struct AgentState {
     pub findings_bounces: u32,
     pub report_bounces: u32,
+    pub plan_bounces: u32,
     pub read_urls: HashSet<String>,
 }
 

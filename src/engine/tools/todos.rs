@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
 use crate::protocol::{EventBody, Todo};
+use crate::question;
 
 pub struct WriteTodos;
 
@@ -73,8 +74,25 @@ impl Tool for WriteTodos {
         if todos.is_empty() {
             return ToolOutput::permanent("todos is empty: list at least one aspect to research");
         }
+        // One nudge for a plan that does not split the question into aspects.
+        let contents: Vec<&str> = todos.iter().map(|t| t.content.as_str()).collect();
+        let problems =
+            question::plan_problems(&cx.run.question, cx.run.anchors.name.as_deref(), &contents);
+        if !problems.is_empty() {
+            let mut state = cx.state();
+            if state.plan_bounces == 0 {
+                state.plan_bounces += 1;
+                return ToolOutput::permanent(format!(
+                    "plan not recorded: {}. Call write_todos again.",
+                    problems.join("; ")
+                ));
+            }
+        }
         let n = todos.len();
-        cx.run.emitter.emit(&cx.agent, EventBody::Plan { todos });
+        let kind = Some(question::classify(&cx.run.question));
+        cx.run
+            .emitter
+            .emit(&cx.agent, EventBody::Plan { todos, kind });
         ToolOutput::ok(
             format!(
                 "Plan recorded: {n} todos. Delegate each with task, several in one turn to run them in parallel."

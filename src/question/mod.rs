@@ -2,7 +2,16 @@
 //! module (it imports nothing else of dra), so the planner, the merge and
 //! the report composer all read the same answer.
 
+mod aspects;
+mod query;
+mod text;
+
 use serde::{Deserialize, Serialize};
+
+pub use aspects::{
+    DUE_DILIGENCE_CHECKLIST, Decomposition, comparison_items, decompose, plan_problems,
+};
+pub use query::{refined_query, search_query};
 
 /// The kind of a research question; it decides how the question is split
 /// into aspects and which sections the report carries.
@@ -120,6 +129,10 @@ pub fn classify(question: &str) -> QuestionKind {
             "come into force",
             "came into force",
             "since when",
+            "when was ",
+            "when were ",
+            "into force",
+            "in force since",
         ],
     ) {
         return QuestionKind::WhatChanged;

@@ -1,0 +1,374 @@
+//! Word lists of the offline model: the thesaurus that widens an aspect to
+//! the vocabulary sources use, the value kinds a fact sentence carries, and
+//! stop words.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// Words that widen an aspect to the vocabulary sources use for it.
+pub(super) const THESAURUS: &[(&[&str], &[&str])] = &[
+    (
+        &[
+            "leadership",
+            "ceo",
+            "management",
+            "founder",
+            "executive",
+            "leader",
+            "director",
+            "boss",
+        ],
+        &[
+            "ceo",
+            "chief executive",
+            "founder",
+            "co-founder",
+            "managing director",
+            "appointed",
+            "leadership",
+            "chairman",
+            "president",
+            "succeeds",
+            "stepped down",
+        ],
+    ),
+    (
+        &[
+            "licence",
+            "license",
+            "regulatory",
+            "regulation",
+            "authorisation",
+            "authorization",
+            "compliance",
+            "certification",
+            "accreditation",
+            "permit",
+        ],
+        &[
+            "licence",
+            "license",
+            "authorisation",
+            "authorization",
+            "approval",
+            "registration",
+            "registered",
+            "regulator",
+            "certification",
+            "certified",
+            "accreditation",
+            "suspended",
+            "reinstated",
+            "permit",
+            "compliance",
+        ],
+    ),
+    (
+        &[
+            "funding",
+            "investment",
+            "investors",
+            "capital",
+            "financing",
+            "raised",
+            "valuation",
+        ],
+        &[
+            "raised",
+            "funding",
+            "series",
+            "round",
+            "investor",
+            "investment",
+            "valuation",
+            "led",
+            "seed",
+            "crore",
+            "million",
+        ],
+    ),
+    (
+        &[
+            "reliability",
+            "uptime",
+            "outage",
+            "outages",
+            "availability",
+            "performance",
+            "delivery",
+            "downtime",
+        ],
+        &[
+            "uptime",
+            "outage",
+            "downtime",
+            "availability",
+            "reliability",
+            "on-time",
+            "delivery",
+            "disruption",
+            "incident",
+            "status",
+        ],
+    ),
+    (
+        &[
+            "security",
+            "breach",
+            "incident",
+            "incidents",
+            "privacy",
+            "data",
+        ],
+        &[
+            "security",
+            "breach",
+            "exposed",
+            "vulnerability",
+            "leak",
+            "disclosed",
+            "attack",
+            "misconfigured",
+            "incident",
+        ],
+    ),
+    (
+        &[
+            "pricing", "price", "prices", "fees", "fee", "cost", "costs", "rates", "rate", "tariff",
+        ],
+        &[
+            "price", "pricing", "fee", "fees", "cost", "rate", "charge", "tariff", "discount",
+            "plan", "per",
+        ],
+    ),
+    (
+        &[
+            "sentiment",
+            "reviews",
+            "review",
+            "reputation",
+            "customers",
+            "customer",
+            "satisfaction",
+            "merchant",
+            "merchants",
+        ],
+        &[
+            "review",
+            "rating",
+            "rated",
+            "customer",
+            "merchant",
+            "complaint",
+            "praise",
+            "satisfaction",
+            "feedback",
+            "stars",
+        ],
+    ),
+    (
+        &["fleet", "trucks", "vehicles", "aircraft", "vessels"],
+        &[
+            "fleet", "trucks", "vehicles", "reefers", "aircraft", "vessels",
+        ],
+    ),
+    (
+        &[
+            "capacity",
+            "scale",
+            "size",
+            "footprint",
+            "warehouses",
+            "facilities",
+        ],
+        &[
+            "warehouses",
+            "capacity",
+            "facilities",
+            "locations",
+            "sites",
+            "pallet",
+        ],
+    ),
+    (
+        &["history", "background", "overview", "founded", "origin"],
+        &[
+            "founded",
+            "established",
+            "headquartered",
+            "based",
+            "history",
+            "started",
+        ],
+    ),
+];
+
+pub(super) const STOP: &[&str] = &[
+    "the", "and", "for", "with", "its", "their", "of", "in", "on", "to", "a", "an", "is", "are",
+    "what", "how", "who", "which", "status", "current", "today", "any", "all", "about", "did",
+    "does", "his", "her", "this", "that", "from", "into", "have", "has", "had", "was", "were",
+    "when", "where", "why", "must", "will", "would", "could", "should", "each", "evidence",
+    "listed",
+];
+
+pub(super) struct Terms {
+    pub stems: BTreeSet<String>,
+    pub phrases: Vec<String>,
+    /// What a sentence stating this aspect's value contains.
+    pub values: Vec<ValueKind>,
+}
+
+/// The shape of a value: a sentence that has one states a fact; a sentence
+/// that only mentions the topic ("see our pricing page") does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ValueKind {
+    Person,
+    Status,
+    Money,
+    Percent,
+    Rating,
+    Count,
+    Year,
+}
+
+/// The value kinds of each thesaurus row, in the same order (a test checks
+/// the two tables have the same length).
+pub(super) const ROW_VALUES: &[&[ValueKind]] = &[
+    &[ValueKind::Person],
+    &[ValueKind::Status],
+    &[ValueKind::Money],
+    &[ValueKind::Percent],
+    &[],
+    &[ValueKind::Percent, ValueKind::Money],
+    &[ValueKind::Rating],
+    &[ValueKind::Count],
+    &[ValueKind::Count],
+    &[ValueKind::Year],
+];
+
+pub(super) fn has_value(kind: ValueKind, sentence: &str, entity: &str) -> bool {
+    static MONEY: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(
+            r"(?i)([$€£₹]\s?\d|\b(rs\.?|inr|usd|eur|gbp)\s?\d|\d\s?(million|billion|crore|lakh|m|bn)\b)",
+        )
+    });
+    static PERCENT: LazyLock<regex::Regex> =
+        LazyLock::new(|| crate::re(r"\d(\.\d+)?\s?(%|per\s?cent)"));
+    static RATING: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(r"(?i)\d(\.\d)?\s?(out of|/)\s?(5|10)\b|\d(\.\d)?\s?stars?\b|rated\s+\d")
+    });
+    static COUNT: LazyLock<regex::Regex> = LazyLock::new(|| crate::re(r"\b\d[\d,]*\s+[a-z]"));
+    static YEAR: LazyLock<regex::Regex> = LazyLock::new(|| crate::re(r"\b(19|20)\d\d\b"));
+    static STATUS: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(
+            r"(?i)\b(granted|authori[sz]ed|authori[sz]ation|approved|approval|licensed|registered|certified|valid|suspended|reinstated|revoked|cancelled|expired|pending|renewed|accredited)\b",
+        )
+    });
+    match kind {
+        ValueKind::Money => MONEY.is_match(sentence),
+        ValueKind::Percent => PERCENT.is_match(sentence),
+        ValueKind::Rating => RATING.is_match(sentence),
+        ValueKind::Count => COUNT.is_match(sentence),
+        ValueKind::Year => YEAR.is_match(sentence),
+        ValueKind::Status => STATUS.is_match(sentence),
+        ValueKind::Person => {
+            // Two capitalised words in a row that are not the entity's name.
+            let entity_words: Vec<&str> = entity.split_whitespace().collect();
+            let words: Vec<&str> = sentence
+                .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            words.windows(2).enumerate().any(|(i, w)| {
+                let cap = |s: &str| {
+                    s.chars().next().is_some_and(char::is_uppercase)
+                        && s.chars().skip(1).all(|c| c.is_lowercase())
+                };
+                i > 0
+                    && cap(w[0])
+                    && cap(w[1])
+                    && !entity_words.contains(&w[0])
+                    && !entity_words.contains(&w[1])
+            })
+        }
+    }
+}
+
+pub(super) fn stemmer() -> Stemmer {
+    Stemmer::create(Algorithm::English)
+}
+
+pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+}
+
+/// The aspect's own stems, and with `thesaurus` the words and value kinds
+/// of the thesaurus rows its words belong to.
+pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
+    let st = stemmer();
+    let aspect_words: Vec<String> = words(aspect)
+        .filter(|w| !STOP.contains(&w.as_str()) && w.len() > 2)
+        .collect();
+    let mut stems: BTreeSet<String> = aspect_words
+        .iter()
+        .map(|w| st.stem(w).into_owned())
+        .collect();
+    let mut phrases = Vec::new();
+    let mut values = Vec::new();
+    for (row, (keys, expansions)) in THESAURUS.iter().enumerate() {
+        if thesaurus && aspect_words.iter().any(|w| keys.contains(&w.as_str())) {
+            for v in ROW_VALUES.get(row).copied().unwrap_or_default() {
+                if !values.contains(v) {
+                    values.push(*v);
+                }
+            }
+            for e in *expansions {
+                if e.contains(' ') {
+                    phrases.push(e.to_string());
+                } else {
+                    stems.insert(st.stem(e).into_owned());
+                }
+            }
+        }
+    }
+    // The question word says what kind of value answers the aspect.
+    let all: Vec<String> = words(aspect).collect();
+    let first = all.first().map(String::as_str);
+    if (first == Some("when") || all.iter().any(|w| w == "date" || w == "dates"))
+        && !values.contains(&ValueKind::Year)
+    {
+        values.push(ValueKind::Year);
+    }
+    if first == Some("how") && all.get(1).is_some_and(|w| w == "many") {
+        values.push(ValueKind::Count);
+    }
+    Terms {
+        stems,
+        phrases,
+        values,
+    }
+}
+
+pub(super) fn expansion_words(aspect: &str) -> Vec<&'static str> {
+    let aspect_words: Vec<String> = words(aspect).collect();
+    THESAURUS
+        .iter()
+        .filter(|(keys, _)| aspect_words.iter().any(|w| keys.contains(&w.as_str())))
+        .flat_map(|(_, e)| e.iter().copied().filter(|w| !w.contains(' ')))
+        .filter(|w| !aspect_words.iter().any(|a| a == w))
+        .take(4)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_thesaurus_row_has_its_value_kinds() {
+        assert_eq!(THESAURUS.len(), ROW_VALUES.len());
+    }
+}

@@ -1,0 +1,82 @@
+//! The offline model: a deterministic, extractive implementation of
+//! [`ChatModel`] that drives the same orchestrator and tools as a real model.
+//! It reads its own transcript each turn (so it is stateless and replayable),
+//! plans aspects from the question, delegates them, searches, reads, and
+//! submits findings whose quotes are verbatim sentences of the pages it read.
+//! Nothing in it knows the embedded corpus.
+
+mod lexicon;
+mod plan;
+mod research;
+mod score;
+mod transcript;
+
+use async_trait::async_trait;
+
+use super::{ChatModel, ChatRequest, ChatResponse, ModelError, ModelSink, ToolCall, Usage};
+use crate::config::ModelRole;
+pub use plan::plan_aspects;
+use transcript::Transcript;
+
+pub const OFFLINE_SLUG: &str = "dra/offline-extractive";
+
+/// Pages fetched per search.
+const FETCH_PER_SEARCH: usize = 5;
+/// Extra read_source chunks per page.
+const MAX_READS_PER_PAGE: usize = 3;
+/// Findings per aspect.
+const MAX_FINDINGS: usize = 5;
+/// Sentences taken from one page.
+const PER_PAGE: usize = 2;
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OfflineModel;
+
+#[async_trait]
+impl ChatModel for OfflineModel {
+    fn slug(&self) -> &str {
+        OFFLINE_SLUG
+    }
+
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        _sink: &dyn ModelSink,
+    ) -> Result<ChatResponse, ModelError> {
+        let t = Transcript::read(&request.messages);
+        // The request says which agent is asking; the tools offered do not decide.
+        let (thinking, calls) = match request.role {
+            ModelRole::Research => plan::orchestrator_turn(&t),
+            ModelRole::Subagent => research::researcher_turn(&t),
+            ModelRole::Utility => {
+                // The claim extractor: extraction is done by the researcher's own
+                // sentence scoring, so the offline extractor adds no claims.
+                return Ok(ChatResponse {
+                    content: r#"{"claims": []}"#.to_string(),
+                    tool_calls: vec![],
+                    thinking: Some(
+                        "No claims: the offline model extracts while researching.".into(),
+                    ),
+                    usage: Usage::default(),
+                    model: OFFLINE_SLUG.to_string(),
+                });
+            }
+        };
+        let tool_calls = calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, arguments))| ToolCall {
+                id: format!("call_{}_{}", t.turns, i + 1),
+                name: name.to_string(),
+                arguments,
+            })
+            .collect();
+        Ok(ChatResponse {
+            content: String::new(),
+            tool_calls,
+            thinking: Some(thinking),
+            usage: Usage::default(),
+            model: OFFLINE_SLUG.to_string(),
+        })
+    }
+}

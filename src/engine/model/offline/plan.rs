@@ -1,0 +1,146 @@
+//! Planning and the orchestrator's turns: aspects from the question, one
+//! task per aspect, the merged review, then the report.
+
+use serde_json::{Value, json};
+
+use super::transcript::{Transcript, anchors_of, field, unwrap_spotlight};
+use crate::engine::prompts;
+use crate::engine::subresearcher::aspect_of;
+use crate::engine::tools::Findings;
+use crate::question;
+use crate::report;
+use crate::report::evidence_view::FieldView;
+
+/// Aspects to research, from the question alone (see [`question::decompose`]).
+pub fn plan_aspects(question: &str, entity: Option<&str>) -> Vec<String> {
+    question::decompose(question, entity).aspects
+}
+
+pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
+    let question = field(t.user, "Research question:")
+        .unwrap_or(t.user)
+        .to_string();
+    let anchors = anchors_of(t.user);
+    let plans: Vec<_> = t.called("write_todos").collect();
+    // A plan sent back is written again (once): the deterministic plan is
+    // the best this model has.
+    let bounced = plans
+        .last()
+        .is_some_and(|c| c.result.is_some_and(|r| r.starts_with("Error")));
+    let todos_call = plans.last().filter(|_| !bounced || plans.len() >= 2);
+    let Some(todos_call) = todos_call else {
+        let aspects = plan_aspects(&question, anchors.name.as_deref());
+        let todos: Vec<Value> = aspects
+            .iter()
+            .map(|a| json!({"content": a, "status": "pending"}))
+            .collect();
+        return (
+            format!(
+                "Planning {} aspect(s) from the question: {}.",
+                aspects.len(),
+                aspects.join("; ")
+            ),
+            vec![("write_todos", json!({ "todos": todos }))],
+        );
+    };
+    let aspects: Vec<String> = todos_call
+        .args
+        .get("todos")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.get("content").and_then(Value::as_str).or(t.as_str()))
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    if t.called("task").next().is_none() {
+        let calls = aspects
+            .iter()
+            .map(|a| {
+                (
+                    "task",
+                    json!({"description": prompts::task_description(a, &question, &anchors), "subagent_type": "researcher"}),
+                )
+            })
+            .collect();
+        return (
+            format!("Delegating {} aspect(s) in parallel.", aspects.len()),
+            calls,
+        );
+    }
+    let units: Vec<Findings> = t
+        .called("task")
+        .map(|c| {
+            let aspect = c
+                .args
+                .get("description")
+                .and_then(Value::as_str)
+                .map(aspect_of)
+                .unwrap_or_default();
+            let mut f: Findings = c
+                .result
+                .and_then(|r| serde_json::from_str(unwrap_spotlight(r)).ok())
+                .unwrap_or_default();
+            if f.aspect.is_empty() {
+                f.aspect = aspect;
+            }
+            f
+        })
+        .collect();
+    // Before writing, the merged view of the evidence.
+    let Some(review) = t.called("review_evidence").last() else {
+        return (
+            "Reviewing the merged evidence before writing.".to_string(),
+            vec![("review_evidence", json!({}))],
+        );
+    };
+    let merged: Vec<FieldView> = review
+        .result
+        .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
+        .and_then(|v| serde_json::from_value(v["fields"].clone()).ok())
+        .unwrap_or_default();
+    let markdown = report::draft_from_merged(&question, anchors.name.as_deref(), &units, &merged);
+    let n: usize = units.iter().map(|u| u.findings.len()).sum();
+    (
+        format!("Writing the report from {n} verified finding(s)."),
+        vec![("submit_report", json!({ "markdown": markdown }))],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_enumerated_aspects() {
+        let a = plan_aspects(
+            "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today? Check leadership, licence status, funding, reliability, security incidents, pricing and merchant sentiment.",
+            Some("PadmaPay"),
+        );
+        assert_eq!(
+            a,
+            vec![
+                "leadership",
+                "licence status",
+                "funding",
+                "reliability",
+                "security incidents",
+                "pricing",
+                "merchant sentiment"
+            ]
+        );
+    }
+
+    #[test]
+    fn plans_a_checklist_for_diligence_and_the_core_otherwise() {
+        assert_eq!(
+            plan_aspects("Is Acme a reliable vendor?", Some("Acme")).len(),
+            6
+        );
+        assert_eq!(
+            plan_aspects("Who runs Acme Corp?", Some("Acme Corp")),
+            vec!["Who runs Acme Corp"]
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! The sub-researcher's turns: search, read, read on, search again from
+//! another angle, then submit the best verbatim sentences.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+use super::lexicon::expansion_words;
+use super::score::{Candidate, extract};
+use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
+use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
+use crate::engine::subresearcher::aspect_of;
+use crate::question::{self, QuestionKind};
+
+#[derive(Default)]
+pub(super) struct PageRead {
+    pub number: usize,
+    pub title: String,
+    pub source_type: String,
+    pub as_of: Option<String>,
+    pub text: String,
+    pub next_offset: Option<usize>,
+    pub reads: usize,
+}
+
+pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
+    let aspect = aspect_of(t.user);
+    let anchors = anchors_of(t.user);
+    let entity = anchors.name.clone().unwrap_or_default();
+
+    // What was read so far, per URL, in order of first fetch.
+    let mut pages: BTreeMap<String, PageRead> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut attempted: BTreeSet<String> = BTreeSet::new();
+    for c in &t.calls {
+        if c.name != "fetch_url" && c.name != "read_source" {
+            continue;
+        }
+        let Some(url) = c.args.get("url").and_then(Value::as_str) else {
+            continue;
+        };
+        attempted.insert(url.to_string());
+        let Some(v) = c
+            .result
+            .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
+        else {
+            continue;
+        };
+        if v.get("status").and_then(Value::as_str) != Some("accepted") {
+            continue;
+        }
+        let real_url = v
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or(url)
+            .to_string();
+        attempted.insert(real_url.clone());
+        if !pages.contains_key(&real_url) {
+            order.push(real_url.clone());
+        }
+        let p = pages.entry(real_url).or_default();
+        p.number = v.get("source").and_then(Value::as_u64).unwrap_or(0) as usize;
+        p.title = v
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        p.source_type = v
+            .get("source_type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        p.as_of = v
+            .get("updated")
+            .and_then(Value::as_str)
+            .or_else(|| v.get("published").and_then(Value::as_str))
+            .map(String::from);
+        let chunk = unwrap_spotlight(v.get("text").and_then(Value::as_str).unwrap_or(""));
+        if !p.text.is_empty() {
+            p.text.push('\n');
+        }
+        p.text.push_str(chunk);
+        p.next_offset = v
+            .get("next_offset")
+            .and_then(Value::as_u64)
+            .map(|n| n as usize);
+        if c.name == "read_source" {
+            p.reads += 1;
+        }
+    }
+
+    // 1. Read on where a page was cut.
+    let reads: Vec<(&'static str, Value)> = order
+        .iter()
+        .filter_map(|u| {
+            let p = &pages[u];
+            let off = p.next_offset?;
+            (p.reads < MAX_READS_PER_PAGE)
+                .then(|| ("read_source", json!({"url": u, "offset": off})))
+        })
+        .collect();
+    if !reads.is_empty() {
+        return (
+            format!("Reading further into {} long page(s).", reads.len()),
+            reads,
+        );
+    }
+
+    let searches: Vec<&PastCall> = t.called("web_search").collect();
+    // Short and specific: the subject and the aspect's key terms. In a
+    // comparison each aspect names its own item, so no subject is added.
+    let question = field(t.user, "Question:").unwrap_or("");
+    let kind = question::classify(question);
+    let subject =
+        (!entity.is_empty() && kind != QuestionKind::Comparison).then_some(entity.as_str());
+    // The thesaurus is the vocabulary of company facts; other kinds of
+    // question find theirs in the pages read.
+    let thesaurus = matches!(kind, QuestionKind::DueDiligence | QuestionKind::Open);
+    let first_query = question::search_query(&aspect, subject);
+    if searches.is_empty() {
+        return (
+            format!("Searching for {aspect}."),
+            vec![(
+                "web_search",
+                json!({"query": first_query, "max_results": 6}),
+            )],
+        );
+    }
+
+    // 2. Fetch the top results of the latest search not read yet.
+    if let Some(latest) = searches.last() {
+        let urls: Vec<String> = latest
+            .result
+            .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
+            .and_then(|v| v.get("results").cloned())
+            .and_then(|r| r.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            // Lessons from earlier runs: known-bad domains are not read again.
+            .filter(|r| r.get("known_bad").is_none())
+            .filter_map(|r| r.get("url").and_then(Value::as_str).map(String::from))
+            .filter(|u| !attempted.contains(u))
+            .take(FETCH_PER_SEARCH)
+            .collect();
+        if !urls.is_empty() {
+            let n = urls.len();
+            return (
+                format!("Reading {n} page(s) from the search results."),
+                urls.into_iter()
+                    .map(|u| ("fetch_url", json!({"url": u})))
+                    .collect(),
+            );
+        }
+    }
+
+    // In a comparison, the item an aspect is about is its subject.
+    let item = (kind == QuestionKind::Comparison)
+        .then(|| {
+            question::comparison_items(question)
+                .into_iter()
+                .find(|i| aspect.to_lowercase().starts_with(&i.to_lowercase()))
+        })
+        .flatten();
+    let findings = match &item {
+        Some(i) => extract(&aspect, i, &order, &pages, thesaurus, true),
+        None => extract(&aspect, &entity, &order, &pages, thesaurus, false),
+    };
+
+    // 3. One more search from another angle: the words sources use for the aspect.
+    if searches.len() == 1 {
+        let extra = if thesaurus {
+            expansion_words(&aspect)
+        } else {
+            vec![]
+        };
+        // The thesaurus knows the words sources use for diligence aspects;
+        // otherwise the words of the pages read so far give the second phrasing.
+        let query = if extra.is_empty() {
+            let texts: Vec<&str> = order.iter().map(|u| pages[u].text.as_str()).collect();
+            question::refined_query(&aspect, subject, &texts).unwrap_or_else(|| first_query.clone())
+        } else {
+            format!("{first_query} {}", extra.join(" "))
+        };
+        if (!extra.is_empty() || findings.len() < 3) && query != first_query {
+            return (
+                format!(
+                    "{} finding(s) so far; searching again from another angle.",
+                    findings.len()
+                ),
+                vec![(
+                    "web_search",
+                    json!({"query": query.trim(), "max_results": 8}),
+                )],
+            );
+        }
+    }
+
+    // 4. Submit, dropping what a bounce named.
+    let bounced: BTreeSet<usize> = t
+        .called("submit_findings")
+        .last()
+        .and_then(|c| c.result)
+        .map(|r| {
+            r.lines()
+                .filter_map(|l| l.trim_start_matches("- ").strip_prefix("finding "))
+                .filter_map(|l| l.split(':').next()?.trim().parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let kept: Vec<&Candidate> = findings
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !bounced.contains(&(i + 1)))
+        .map(|(_, f)| f)
+        .collect();
+    let mut gaps = Vec::new();
+    if kept.is_empty() {
+        gaps.push(format!(
+            "no sentence about {aspect} was found in the {} page(s) read",
+            order.len()
+        ));
+    }
+    let list: Vec<Value> = kept
+        .iter()
+        .map(|f| {
+            json!({
+                "claim": f.sentence,
+                "quote": f.sentence,
+                "url": f.url,
+                "field": aspect,
+                "as_of": f.as_of,
+            })
+        })
+        .collect();
+    let summary = if kept.is_empty() {
+        format!("Nothing verifiable found on {aspect}.")
+    } else {
+        format!(
+            "{} verbatim finding(s) on {aspect} from {} page(s).",
+            kept.len(),
+            order.len()
+        )
+    };
+    (
+        summary.clone(),
+        vec![(
+            "submit_findings",
+            json!({"summary": summary, "findings": list, "gaps": gaps}),
+        )],
+    )
+}

@@ -8,6 +8,12 @@
 //!   cargo bench --bench claim_check
 //!
 //! Not a test: it measures and prints.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use std::time::{Duration, Instant};
 

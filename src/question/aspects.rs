@@ -140,7 +140,7 @@ fn clauses(q: &str) -> Vec<String> {
             let joiner = matches!(t.to_lowercase().as_str(), "and" | "or" | "but");
             let next_opens = |k: usize| {
                 tokens.get(k).is_some_and(|n| {
-                    CLAUSE_OPENERS.contains(&n.to_lowercase().trim_end_matches(',').as_ref())
+                    CLAUSE_OPENERS.contains(&n.to_lowercase().trim_end_matches(','))
                 })
             };
             let breaks_here = !current.is_empty()
@@ -616,12 +616,10 @@ fn comparison_parts(q: &str) -> Option<(Vec<String>, Vec<String>, bool)> {
         .split(',')
         .map(|s| {
             let s = tidy(s);
-            let s = s
-                .strip_prefix("the ")
+            s.strip_prefix("the ")
                 .or_else(|| s.strip_prefix("The "))
                 .unwrap_or(&s)
-                .to_string();
-            s
+                .to_string()
         })
         .filter(|s| {
             let n = s.split_whitespace().count();

@@ -102,3 +102,19 @@ pub fn task_description(aspect: &str, question: &str, anchors: &EntityAnchors) -
 pub const ORCHESTRATOR_NUDGE: &str = "You have not submitted the report. Call submit_report now with the final Markdown report, citing sources as [n].";
 pub const SUBRESEARCHER_NUDGE: &str = "You have not handed back your findings. Call submit_findings now (findings may be empty; then say why in gaps).";
 pub const WRAP_UP: &str = "Budget notice: 75% of this run's budget is spent. Wrap up: stop searching and deliver with what you have.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn any_question_survives_into_the_opening_messages(q in "\\PC{0,200}") {
+            let a = EntityAnchors::default();
+            let user = orchestrator_user(&q, &a, "2026-11-29", &[]);
+            proptest::prop_assert!(user.contains(q.trim()));
+            let task = task_description("aspect", &q, &a);
+            proptest::prop_assert!(task.contains(q.trim()));
+        }
+    }
+}

@@ -140,7 +140,7 @@ fn clauses(q: &str) -> Vec<String> {
             let joiner = matches!(t.to_lowercase().as_str(), "and" | "or" | "but");
             let next_opens = |k: usize| {
                 tokens.get(k).is_some_and(|n| {
-                    CLAUSE_OPENERS.contains(&n.to_lowercase().trim_end_matches(',').as_ref())
+                    CLAUSE_OPENERS.contains(&n.to_lowercase().trim_end_matches(','))
                 })
             };
             let breaks_here = !current.is_empty()
@@ -437,7 +437,9 @@ fn enumerated(q: &str) -> Option<Vec<String>> {
         "evaluate ",
     ];
     let f = Folded::new(q);
-    let mut best: Option<Vec<String>> = None;
+    // The longest list; of two as long, the later cue ("...: check a, b")
+    // is the nearer one.
+    let mut best: Option<(Vec<String>, usize)> = None;
     for cue in CUES {
         let Some(pos) = f.lower.find(cue) else {
             continue;
@@ -445,11 +447,14 @@ fn enumerated(q: &str) -> Option<Vec<String>> {
         let tail = f.slice(pos + cue.len(), f.lower.len());
         let tail = tail.split(['?', '.', '\n']).next().unwrap_or(tail);
         let items = split_list(tail);
-        if items.len() >= 2 && best.as_ref().is_none_or(|b| items.len() > b.len()) {
-            best = Some(items);
+        let better = best
+            .as_ref()
+            .is_none_or(|(b, at)| items.len() > b.len() || (items.len() == b.len() && pos > *at));
+        if items.len() >= 2 && better {
+            best = Some((items, pos));
         }
     }
-    best
+    best.map(|(items, _)| items)
 }
 
 /// Items of a list written in prose: "a, b and c", "a; b as well as c".
@@ -616,12 +621,10 @@ fn comparison_parts(q: &str) -> Option<(Vec<String>, Vec<String>, bool)> {
         .split(',')
         .map(|s| {
             let s = tidy(s);
-            let s = s
-                .strip_prefix("the ")
+            s.strip_prefix("the ")
                 .or_else(|| s.strip_prefix("The "))
                 .unwrap_or(&s)
-                .to_string();
-            s
+                .to_string()
         })
         .filter(|s| {
             let n = s.split_whitespace().count();
@@ -840,7 +843,7 @@ mod tests {
     fn a_cue_after_a_length_changing_capital_does_not_panic() {
         // `İ` lowercases to three bytes: slicing the original at the
         // lowercase offset used to panic.
-        let a = aspects("İİİİ İSTANBUL, check ports, rail and roads", None);
+        let a = aspects("İİİİ İSTANBUL: check ports, rail and roads", None);
         assert_eq!(a, vec!["ports", "rail", "roads"]);
     }
 

@@ -371,7 +371,7 @@ fn by_clause(
                         out.push(format!("{} before the change", capitalise(t)));
                     }
                     (QuestionKind::Statement, _) => {
-                        if let Some(s) = subject {
+                        if let Some(s) = speaker(&clauses[0]) {
                             out.push(format!("When and where {s} said it"));
                         }
                     }
@@ -381,6 +381,23 @@ fn by_clause(
         }
     }
     out.into_iter().map(|a| label(&a)).collect()
+}
+
+/// The speaker of "What did X say ..." / "What has X said ...", when it is
+/// a name (capitalised), not "reviewers" or "people".
+fn speaker(clause: &str) -> Option<String> {
+    let f = Folded::new(clause);
+    let opener = ["what did ", "what has ", "what have ", "how did "]
+        .iter()
+        .find(|o| f.lower.starts_with(**o))?;
+    let end = [" say", " said", " tell", " told", " respond", " announce"]
+        .iter()
+        .filter_map(|v| f.find_from(opener.len(), v))
+        .min()?;
+    let who = tidy(f.slice(opener.len(), end));
+    let n = who.split_whitespace().count();
+    let named = who.chars().next().is_some_and(char::is_uppercase);
+    (named && (1..=5).contains(&n)).then_some(who)
 }
 
 /// "Which cities have adopted X" → "Evidence for each of the cities that
@@ -732,7 +749,15 @@ mod tests {
             d.aspects[0],
             "What did President Obama say about US gun laws in his BBC interview"
         );
-        assert!(d.aspects.iter().all(|a| a.contains("Obama")), "{d:?}");
+        assert_eq!(d.aspects[1], "When and where President Obama said it");
+        // "reviewers" is no name: no aspect about when they said it.
+        assert_eq!(
+            aspects(
+                "What did reviewers say about the Aurelle H7 headphones?",
+                None
+            ),
+            vec!["What did reviewers say about the Aurelle H7 headphones"]
+        );
     }
 
     #[test]

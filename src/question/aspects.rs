@@ -100,9 +100,21 @@ const MAX_TODO_WORDS: usize = 20;
 pub fn plan_problems(question: &str, subject: Option<&str>, todos: &[&str]) -> Vec<String> {
     let mut problems = Vec::new();
     let expected = decompose(question, subject);
-    if todos.len() == 1 && expected.aspects.len() >= 2 {
+    // One todo that restates a question asking several things: most of the
+    // question's words are in it.
+    let content = |t: &str| -> std::collections::BTreeSet<String> {
+        super::text::words(t)
+            .map(str::to_lowercase)
+            .filter(|w| w.chars().count() > 3)
+            .collect()
+    };
+    let restates = |todo: &str| {
+        let q = content(question);
+        !q.is_empty() && q.intersection(&content(todo)).count() * 5 >= q.len() * 3
+    };
+    if todos.len() == 1 && expected.aspects.len() >= 2 && restates(todos[0]) {
         problems.push(format!(
-            "the plan is one todo, but the question asks {} things ({}); write one todo per aspect",
+            "the plan is one todo that restates the question, but the question asks {} things ({}); write one todo per aspect",
             expected.aspects.len(),
             expected.aspects.join("; ")
         ));
@@ -883,6 +895,8 @@ mod tests {
         assert!(p[0].contains("todo 2 is"), "{p:?}");
         assert!(plan_problems(q, None, &["What it is", "How it works"]).is_empty());
         assert!(plan_problems("Who runs Acme?", None, &["Who runs Acme"]).is_empty());
+        // One narrow todo is a choice, not a restatement.
+        assert!(plan_problems(q, None, &["Reader View parser"]).is_empty());
     }
 
     proptest::proptest! {

@@ -573,3 +573,40 @@ async fn online_pages_are_turned_into_claims_by_a_toolless_model() {
         "online calls are priced from the tier"
     );
 }
+
+#[tokio::test]
+async fn a_plan_that_restates_a_compound_question_is_sent_back_once() {
+    let question = "Is PadmaPay (Kochi, India) a reliable partner? Check leadership, licence status, funding, pricing.";
+    let lead = Script::new(vec![
+        calls(&[("write_todos", json!({"todos": [{"content": question}]}))]),
+        calls(&[(
+            "write_todos",
+            json!({"todos": [{"content": "leadership"}, {"content": "pricing"}]}),
+        )]),
+        text("done"),
+    ]);
+    let (events, _, _) = run_scripted(lead.clone(), Script::new(vec![]), false).await;
+    let reqs = lead.requests();
+    let bounce = reqs[1]
+        .messages
+        .iter()
+        .find(|m: &&Message| m.role == Role::Tool)
+        .map(|m| m.content.clone())
+        .unwrap_or_default();
+    assert!(
+        bounce.contains("plan not recorded") && bounce.contains("restates the question"),
+        "{bounce}"
+    );
+    let plans: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Plan { todos, kind } => Some((todos.len(), *kind)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        plans,
+        vec![(2, Some(dra::question::QuestionKind::DueDiligence))],
+        "only the corrected plan is recorded, with the question's kind"
+    );
+}

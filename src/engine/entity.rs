@@ -214,4 +214,32 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn an_inferred_name_is_marked_and_a_given_one_is_not() {
+        let q = "What is Firefox Reader View and how does it work?";
+        let a = complete_anchors(q, &EntityAnchors::default());
+        assert_eq!(a.name.as_deref(), Some("Firefox Reader View"));
+        assert!(a.inferred);
+        let flags = EntityAnchors {
+            domain: Some("mozilla.example".into()),
+            ..Default::default()
+        };
+        let a = complete_anchors(q, &flags);
+        assert_eq!(a.name.as_deref(), Some("Firefox Reader View"));
+        assert!(!a.inferred, "a user anchor keeps the gate hard");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_question_completes_anchors(
+            q in "\\PC{0,200}|([İıßẞΣ\u{301}\u{5d0}\u{202e}KÅ]|[A-Z][a-z]{1,6} |\\(|\\)|, ){0,40}"
+        ) {
+            let a = complete_anchors(&q, &EntityAnchors::default());
+            if let Some(name) = &a.name {
+                proptest::prop_assert!(q.contains(name.split(' ').next().unwrap_or("")));
+                proptest::prop_assert!(a.inferred);
+            }
+        }
+    }
 }

@@ -130,3 +130,19 @@ pub fn report_guidance(kind: crate::question::QuestionKind) -> &'static str {
         K::Open => "Answer the question directly in the Answer, each clause cited [n].",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn any_question_survives_into_the_opening_messages(q in "\\PC{0,200}") {
+            let a = EntityAnchors::default();
+            let user = orchestrator_user(&q, &a, "2026-11-29", &[]);
+            proptest::prop_assert!(user.contains(q.trim()));
+            let task = task_description("aspect", &q, &a);
+            proptest::prop_assert!(task.contains(q.trim()));
+        }
+    }
+}

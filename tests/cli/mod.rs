@@ -4,6 +4,7 @@ mod commands;
 mod common;
 mod corpus_loading;
 mod online;
+mod planner;
 mod redteam;
 mod scripted_offline;
 mod web_run;

@@ -305,6 +305,49 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(|w| w.to_lowercase())
 }
 
+/// Words that widen the verbs of any question ("what changed", "which
+/// cities adopted", "what must publishers change") to the words pages use
+/// when they answer it. Used for scoring sentences, not for queries.
+const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
+    (
+        &["changed", "change", "changes", "different", "differ"],
+        &[
+            "replaces",
+            "replaced",
+            "renames",
+            "renamed",
+            "adds",
+            "added",
+            "removes",
+            "removed",
+            "instead",
+            "deprecated",
+            "no longer",
+            "now",
+        ],
+    ),
+    (
+        &["adopted", "adopt", "adoption", "adopters"],
+        &[
+            "switched",
+            "publish",
+            "publishes",
+            "certified",
+            "rolled out",
+            "launched",
+            "uses",
+        ],
+    ),
+    (
+        &["must", "required", "requirement", "requirements", "need"],
+        &["must", "required", "mandatory", "obligation", "have to"],
+    ),
+    (
+        &["strip", "strips", "remove", "removes", "hide", "hides"],
+        &["removes", "removed", "strips", "hides", "hidden", "drops"],
+    ),
+];
+
 /// The aspect's own stems, and with `thesaurus` the words and value kinds
 /// of the thesaurus rows its words belong to.
 pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
@@ -325,6 +368,17 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
                     values.push(*v);
                 }
             }
+            for e in *expansions {
+                if e.contains(' ') {
+                    phrases.push(e.to_string());
+                } else {
+                    stems.insert(st.stem(e).into_owned());
+                }
+            }
+        }
+    }
+    for (keys, expansions) in QUESTION_VERBS {
+        if aspect_words.iter().any(|w| keys.contains(&w.as_str())) {
             for e in *expansions {
                 if e.contains(' ') {
                     phrases.push(e.to_string());

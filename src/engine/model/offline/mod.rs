@@ -80,3 +80,60 @@ impl ChatModel for OfflineModel {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::model::{Message, NoSink, ToolSpec};
+
+    fn request(role: ModelRole, user: &str) -> ChatRequest {
+        ChatRequest {
+            role,
+            messages: vec![Message::user(user)],
+            // The tools offered do not decide the role: offer both enders.
+            tools: ["submit_report", "submit_findings"]
+                .iter()
+                .map(|n| ToolSpec {
+                    name: n.to_string(),
+                    description: String::new(),
+                    parameters: serde_json::json!({}),
+                })
+                .collect(),
+        }
+    }
+
+    fn first_call(response: &ChatResponse) -> &str {
+        response.tool_calls.first().map_or("", |c| c.name.as_str())
+    }
+
+    #[tokio::test]
+    async fn the_request_role_chooses_the_turn() {
+        let m = OfflineModel;
+        let r = m
+            .complete(
+                &request(ModelRole::Research, "Research question: Who runs Acme?\n"),
+                &NoSink,
+            )
+            .await;
+        assert_eq!(r.as_ref().map(first_call).ok(), Some("write_todos"));
+        let r = m
+            .complete(
+                &request(
+                    ModelRole::Subagent,
+                    "Aspect: leadership\nEntity: Acme\nQuestion: Who runs Acme?\n",
+                ),
+                &NoSink,
+            )
+            .await;
+        assert_eq!(r.as_ref().map(first_call).ok(), Some("web_search"));
+        let r = m
+            .complete(
+                &request(ModelRole::Utility, "Entity: Acme\nPage: x\n"),
+                &NoSink,
+            )
+            .await;
+        let r = r.ok();
+        assert!(r.as_ref().is_some_and(|r| r.tool_calls.is_empty()));
+        assert_eq!(r.map(|r| r.content).as_deref(), Some(r#"{"claims": []}"#));
+    }
+}

@@ -143,4 +143,54 @@ mod tests {
             vec!["Who runs Acme Corp"]
         );
     }
+
+    /// The whole planner turn (plan, then delegation) on any question: it
+    /// never panics, and every aspect becomes one task.
+    fn plan_and_delegate(q: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        use crate::engine::model::{Message, ToolCall};
+        let user = Message::user(crate::engine::prompts::orchestrator_user(
+            q,
+            &crate::engine::entity::complete_anchors(q, &Default::default()),
+            "2026-11-29",
+            &[],
+        ));
+        let first = [user.clone()];
+        let (_, calls) = orchestrator_turn(&Transcript::read(&first));
+        proptest::prop_assert_eq!(calls.len(), 1);
+        proptest::prop_assert_eq!(calls[0].0, "write_todos");
+        let n = calls[0].1["todos"].as_array().map_or(0, Vec::len);
+        proptest::prop_assert!(n >= 1);
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "write_todos".into(),
+            arguments: calls[0].1.clone(),
+        };
+        let second = [
+            user,
+            Message::assistant("", vec![call.clone()]),
+            Message::tool(&call, "Plan recorded."),
+        ];
+        let (_, calls) = orchestrator_turn(&Transcript::read(&second));
+        proptest::prop_assert_eq!(calls.len(), n);
+        proptest::prop_assert!(calls.iter().all(|(name, _)| *name == "task"));
+        Ok(())
+    }
+
+    #[test]
+    fn a_question_with_dotted_capitals_plans() {
+        // `İ` lowercases to three bytes; the planner used to cut the
+        // question at the lowercase offset and panic.
+        let q = "İİİİ İSTANBUL LİMANI: check ports, rail and roads";
+        assert_eq!(plan_aspects(q, None), vec!["ports", "rail", "roads"]);
+        assert!(plan_and_delegate(q).is_ok());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_question_plans_and_delegates(
+            q in "\\PC{0,200}|([İıßẞΣς\u{301}\u{5d0}-\u{5ea}\u{627}-\u{64a}\u{202e}KÅ]|what |how |does |it |compare | vs | and |, |: |check |which |when was |\\?){0,40}"
+        ) {
+            plan_and_delegate(&q)?;
+        }
+    }
 }

@@ -81,6 +81,16 @@ pub(super) fn extract(
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for url in order {
         let p = &pages[url];
+        // A page that never names the subject (an inferred subject lets it
+        // through the gate) ranks below the pages that do.
+        let page_relevance = if entity_lower.is_empty()
+            || crate::evidence::identity::name_strength(entity, &format!("{}\n{}", p.title, p.text))
+                > 0.0
+        {
+            1.0
+        } else {
+            0.6
+        };
         let mut local: Vec<Candidate> = Vec::new();
         for s in sentences::split(&p.text) {
             let n_words = s.split_whitespace().count();
@@ -150,8 +160,9 @@ pub(super) fn extract(
             if score < 1.0 {
                 continue;
             }
-            score *=
-                authority(&p.source_type) * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));
+            score *= page_relevance
+                * authority(&p.source_type)
+                * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));
             local.push(Candidate {
                 sentence: s.to_string(),
                 url: url.clone(),

@@ -103,4 +103,24 @@ mod tests {
         );
         assert_eq!(unwrap_spotlight("plain"), "plain");
     }
+
+    proptest::proptest! {
+        #[test]
+        fn anchors_parse_from_any_user_text(
+            q in "\\PC{0,120}",
+            name in "\\PC{0,30}",
+            exclude in "[İß\u{301}a-zA-Z;, ]{0,30}",
+        ) {
+            let text = format!("Research question: {q}\nEntity: {name}\nExclude look-alikes: {exclude}\n");
+            let a = anchors_of(&text);
+            if let Some(n) = &a.name {
+                proptest::prop_assert!(!n.trim().is_empty());
+            }
+            for e in &a.exclude {
+                proptest::prop_assert!(!e.is_empty() && !e.contains(';'));
+            }
+            let _ = field(&text, "Research question:");
+            let _ = unwrap_spotlight(&q);
+        }
+    }
 }

@@ -76,17 +76,21 @@ pub fn read_file(
         loaded.warnings.push(format!(
             "{file}: cut at {limit} bytes by {which_cap}; text past that is not read"
         ));
+        let kept = format!("the first {limit} bytes");
+        doc.meta.extra.insert(TRUNCATED_KEY.into(), kept.clone());
         loaded.truncated.push(Truncated {
             url: doc.url.clone(),
             file: file.clone(),
-            kept: format!("the first {limit} bytes"),
+            kept,
         });
     } else {
         let text = match kind {
             FileKind::Html => clean::clean_html(&doc.content).text,
             _ => std::mem::take(&mut doc.content),
         };
-        note_stored_cap(&file, &doc.url, &text, loaded);
+        if let Some(kept) = note_stored_cap(&file, &doc.url, &text, loaded) {
+            doc.meta.extra.insert(TRUNCATED_KEY.into(), kept);
+        }
         if kind != FileKind::Html {
             doc.content = text;
         }
@@ -95,34 +99,49 @@ pub fn read_file(
 }
 
 fn note_decoding(file: &str, d: &Decoded, loaded: &mut Loaded) {
-    match (d.encoding, d.lossy) {
-        (_, true) => loaded.warnings.push(format!(
+    // A declared charset or a byte-order mark is trusted silently; a guess
+    // or a lossy decoding is worth a line.
+    if d.lossy {
+        loaded.warnings.push(format!(
             "{file}: some bytes are not valid {}; they were replaced",
             d.encoding.unwrap_or("UTF-8")
-        )),
-        (Some(enc), false) if enc != "UTF-16LE" && enc != "UTF-16BE" => loaded
+        ));
+    } else if d.guessed
+        && let Some(enc) = d.encoding
+    {
+        loaded
             .warnings
-            .push(format!("{file}: not UTF-8; read as {enc}")),
-        _ => {}
+            .push(format!("{file}: not UTF-8; read as {enc} (detected)"));
     }
 }
 
+/// The metadata key set on a document that was cut, to what was kept
+/// ("the first 16777216 bytes"): what the report can say instead of "not
+/// found".
+pub const TRUNCATED_KEY: &str = "dra_truncated";
+
 /// The engine keeps the first [`MAX_STORED_CHARS`] characters of a page's
-/// text: a longer document is cut there, and the user is told.
-pub fn note_stored_cap(file: &str, url: &str, text: &str, loaded: &mut Loaded) {
+/// text: a longer document is cut there, and the user is told. Returns what
+/// was kept when it was cut.
+pub fn note_stored_cap(file: &str, url: &str, text: &str, loaded: &mut Loaded) -> Option<String> {
     if text.len() <= MAX_STORED_CHARS {
-        return;
+        return None;
     }
     let chars = text.chars().count();
-    if chars > MAX_STORED_CHARS {
+    if chars <= MAX_STORED_CHARS {
+        return None;
+    }
+    {
         loaded.warnings.push(format!(
             "{file}: only the first {MAX_STORED_CHARS} of its {chars} characters are read (the most kept per page); text past that is not evidence"
         ));
+        let kept = format!("the first {MAX_STORED_CHARS} characters");
         loaded.truncated.push(Truncated {
             url: url.to_string(),
             file: file.to_string(),
-            kept: format!("the first {MAX_STORED_CHARS} characters"),
+            kept: kept.clone(),
         });
+        Some(kept)
     }
 }
 

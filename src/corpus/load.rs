@@ -183,10 +183,13 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
         docs,
         ..Loaded::default()
     };
-    let docs = std::mem::take(&mut loaded.docs);
-    for doc in &docs {
-        if doc.content_type != ContentType::Html {
-            folder::note_stored_cap(&doc.url, &doc.url, &doc.content, &mut loaded);
+    let mut docs = std::mem::take(&mut loaded.docs);
+    for doc in &mut docs {
+        if doc.content_type != ContentType::Html
+            && let Some(kept) =
+                folder::note_stored_cap(&doc.url, &doc.url, &doc.content, &mut loaded)
+        {
+            doc.meta.extra.insert(folder::TRUNCATED_KEY.into(), kept);
         }
     }
     loaded.docs = docs;

@@ -12,6 +12,7 @@ mod walk;
 
 use std::collections::{BTreeMap, HashMap};
 
+pub use folder::TRUNCATED_KEY;
 pub use index::CorpusIndex;
 pub use load::{CorpusError, LoadOptions, Loaded, Progress, Truncated, load, load_path};
 pub use walk::is_run_dir;

@@ -123,6 +123,23 @@ fn a_cut_document_is_named_with_its_cap() {
         .unwrap();
     assert!(!annual.content.contains("past the cut"));
     assert!(c.truncated(&annual.url).is_some());
+    assert!(annual.meta.extra.contains_key(dra::corpus::TRUNCATED_KEY));
+
+    // Under the byte cap but past what the engine keeps of a page: told too.
+    let long = sb.dir.path().join("long");
+    good_docs(&long);
+    let mut text = String::from("# Tarsk Mills history\n\n");
+    while text.len() < 130_000 {
+        text.push_str("Tarsk Mills has milled flour in Ostrava for many decades now. ");
+    }
+    std::fs::write(long.join("history.md"), &text).unwrap();
+    let out = ask(&Sandbox::new(), &long, &[]);
+    assert_not_a_corpus_failure(&out);
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("history.md") && err.contains("only the first 120000"),
+        "{err}"
+    );
 }
 
 #[test]

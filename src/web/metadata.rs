@@ -62,7 +62,7 @@ pub fn read(doc: &Document) -> PageMeta {
     ]);
     let source_type = meta(doc, "dra:source_type")
         .map(|s| s.trim().to_ascii_lowercase())
-        .or_else(|| ld.items.iter().find_map(|i| source_type_of_ld(i)))
+        .or_else(|| ld.items.iter().find_map(source_type_of_ld))
         .or_else(|| meta(doc, "og:type").and_then(|t| source_type_of_og(&t)));
     let mut authors: Vec<String> = main.map(|m| ld.names(m.get("author"))).unwrap_or_default();
     if authors.is_empty() {

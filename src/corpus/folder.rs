@@ -64,8 +64,14 @@ pub fn read_file(
     }
     .map_err(|e| e.to_string())?;
     note_decoding(&file, &decoded, loaded);
+    // The visible text of an HTML page (what the engine keeps), read once.
+    let mut html_text = String::new();
     let mut doc = match kind {
-        FileKind::Html => html_document(path, decoded.text),
+        FileKind::Html => {
+            let (doc, text) = html_document(path, decoded.text);
+            html_text = text;
+            doc
+        }
         FileKind::Markdown => text_document(path, decoded.text, ContentType::Markdown, loaded),
         _ => text_document(path, decoded.text, ContentType::Plain, loaded),
     };
@@ -85,7 +91,7 @@ pub fn read_file(
         });
     } else {
         let text = match kind {
-            FileKind::Html => clean::clean_html(&doc.content).text,
+            FileKind::Html => html_text,
             _ => std::mem::take(&mut doc.content),
         };
         if let Some(kept) = note_stored_cap(&file, &doc.url, &text, loaded) {
@@ -173,9 +179,10 @@ fn pdf_document(path: &Path, bytes: &[u8]) -> Result<RawDocument, String> {
     })
 }
 
-fn html_document(path: &Path, content: String) -> RawDocument {
+/// An HTML file as a document, and its visible text.
+fn html_document(path: &Path, content: String) -> (RawDocument, String) {
     let page = clean::clean_html(&content);
-    RawDocument {
+    let doc = RawDocument {
         url: page
             .canonical
             .clone()
@@ -192,7 +199,8 @@ fn html_document(path: &Path, content: String) -> RawDocument {
             publisher: page.publisher.clone(),
             extra: Default::default(),
         },
-    }
+    };
+    (doc, page.text)
 }
 
 /// Markdown and text files may open with front matter: YAML-like `key:

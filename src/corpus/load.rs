@@ -14,10 +14,11 @@ use crate::evidence::SourceType;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    #[error("cannot read corpus {}: {}", path.display(), io_reason(source))]
+    /// The OS error is part of the message, not a `source`: printed once.
+    #[error("cannot read corpus {}: {}", path.display(), io_reason(error))]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("corpus {file}: not valid JSON: {message}")]
     Json { file: String, message: String },
@@ -142,9 +143,9 @@ pub fn load_path(path: &Path) -> Result<Vec<RawDocument>, CorpusError> {
 /// Loads a corpus: a folder, a single document (.md, .markdown, .txt,
 /// .html, .htm, .pdf) or a JSON corpus file.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
-    let meta = std::fs::metadata(path).map_err(|source| CorpusError::Read {
+    let meta = std::fs::metadata(path).map_err(|error| CorpusError::Read {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     if meta.is_dir() {
         return load_dir(path, opts);
@@ -161,9 +162,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
         return Ok(loaded);
     }
     let capped =
-        decode::read_capped(path, opts.max_file_bytes).map_err(|source| CorpusError::Read {
+        decode::read_capped(path, opts.max_file_bytes).map_err(|error| CorpusError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
     if capped.cut {
         return Err(CorpusError::TooLarge {

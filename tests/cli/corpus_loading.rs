@@ -93,6 +93,26 @@ fn dev_zero_as_a_corpus_is_refused_at_the_cap() {
 }
 
 #[test]
+fn a_missing_corpus_names_the_os_error_once() {
+    let sb = Sandbox::new();
+    let out = sb
+        .dra()
+        .args([
+            "ask",
+            QUESTION,
+            "--offline",
+            "--corpus",
+            "/nonexistent/c.json",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("/nonexistent/c.json"), "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+}
+
+#[test]
 fn a_cut_document_is_named_with_its_cap() {
     let sb = Sandbox::new();
     let corpus = sb.dir.path().join("corpus");

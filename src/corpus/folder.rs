@@ -78,7 +78,24 @@ pub fn read_file(
     if doc.content.trim().is_empty() {
         return Err("no text after the front matter".into());
     }
-    if capped.cut {
+    let text = match kind {
+        FileKind::Html => html_text,
+        _ => std::mem::take(&mut doc.content),
+    };
+    // One warning per cut file: the engine's cut when it is the tighter one
+    // (a 50 MB text loses everything past 120,000 characters, not past the
+    // byte cap), else the byte cap.
+    let warned = loaded.warnings.len();
+    if let Some(kept) = note_stored_cap(&file, &doc.url, &text, loaded) {
+        if capped.cut
+            && let Some(w) = loaded.warnings.get_mut(warned)
+        {
+            w.push_str(&format!(
+                "; the file itself is larger than {limit} bytes, {which_cap}"
+            ));
+        }
+        doc.meta.extra.insert(TRUNCATED_KEY.into(), kept);
+    } else if capped.cut {
         loaded.warnings.push(format!(
             "{file}: cut at {limit} bytes by {which_cap}; text past that is not read"
         ));
@@ -89,17 +106,9 @@ pub fn read_file(
             file: file.clone(),
             kept,
         });
-    } else {
-        let text = match kind {
-            FileKind::Html => html_text,
-            _ => std::mem::take(&mut doc.content),
-        };
-        if let Some(kept) = note_stored_cap(&file, &doc.url, &text, loaded) {
-            doc.meta.extra.insert(TRUNCATED_KEY.into(), kept);
-        }
-        if kind != FileKind::Html {
-            doc.content = text;
-        }
+    }
+    if kind != FileKind::Html {
+        doc.content = text;
     }
     Ok(doc)
 }

@@ -160,6 +160,19 @@ fn a_cut_document_is_named_with_its_cap() {
         err.contains("history.md") && err.contains("only the first 120000"),
         "{err}"
     );
+    // Cut by both: one warning, naming both cuts.
+    let out = ask(
+        &Sandbox::new(),
+        &long,
+        &[("DRA_CORPUS_MAX_DOCUMENT_BYTES", "125000")],
+    );
+    let err = stderr_of(&out);
+    let about: Vec<&str> = err.lines().filter(|l| l.contains("history.md")).collect();
+    assert_eq!(about.len(), 1, "{err}");
+    assert!(
+        about[0].contains("only the first 120000") && about[0].contains("125000 bytes"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -38,6 +38,9 @@ pub struct Decoded {
     pub encoding: Option<&'static str>,
     /// True when some bytes could not be decoded and were replaced.
     pub lossy: bool,
+    /// True when the encoding was guessed from the bytes (not UTF-8, no
+    /// byte-order mark, no declared charset).
+    pub guessed: bool,
 }
 
 /// Why bytes are not text.
@@ -59,7 +62,7 @@ pub fn decode_html(bytes: &[u8], cut: bool) -> Result<Decoded, NotText> {
         && enc != encoding_rs::UTF_8
     {
         let (text, _, had_errors) = enc.decode(bytes);
-        return finish(text.into_owned(), enc, had_errors);
+        return finish(text.into_owned(), enc, had_errors, false);
     }
     decode(bytes, cut)
 }
@@ -81,7 +84,7 @@ fn declared_charset(bytes: &[u8]) -> Option<&'static Encoding> {
 pub fn decode(bytes: &[u8], cut: bool) -> Result<Decoded, NotText> {
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         let (text, had_errors) = enc.decode_without_bom_handling(&bytes[bom_len..]);
-        return finish(text.into_owned(), enc, had_errors);
+        return finish(text.into_owned(), enc, had_errors, false);
     }
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(NotText::Empty);
@@ -90,23 +93,28 @@ pub fn decode(bytes: &[u8], cut: bool) -> Result<Decoded, NotText> {
         return Err(NotText::Binary);
     }
     let valid_up_to = match std::str::from_utf8(bytes) {
-        Ok(s) => return finish(s.to_string(), encoding_rs::UTF_8, false),
+        Ok(s) => return finish(s.to_string(), encoding_rs::UTF_8, false, false),
         Err(e) => e.valid_up_to(),
     };
     // A character split by the cap is not a reason to doubt the encoding.
     if cut && bytes.len() - valid_up_to < 4 {
         let s = String::from_utf8_lossy(&bytes[..valid_up_to]).into_owned();
-        return finish(s, encoding_rs::UTF_8, false);
+        return finish(s, encoding_rs::UTF_8, false, false);
     }
     // ISO-2022-JP is off: it can smuggle markup past a reader (chardetng's advice).
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
     detector.feed(bytes, !cut);
     let enc = detector.guess(None, chardetng::Utf8Detection::Allow);
     let (text, _, had_errors) = enc.decode(bytes);
-    finish(text.into_owned(), enc, had_errors)
+    finish(text.into_owned(), enc, had_errors, true)
 }
 
-fn finish(text: String, enc: &'static Encoding, lossy: bool) -> Result<Decoded, NotText> {
+fn finish(
+    text: String,
+    enc: &'static Encoding,
+    lossy: bool,
+    guessed: bool,
+) -> Result<Decoded, NotText> {
     let text = match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.trim_start_matches('\u{feff}').to_string(),
         None => text,
@@ -118,6 +126,7 @@ fn finish(text: String, enc: &'static Encoding, lossy: bool) -> Result<Decoded, 
         text,
         encoding: (enc != encoding_rs::UTF_8).then(|| enc.name()),
         lossy,
+        guessed: guessed && enc != encoding_rs::UTF_8,
     })
 }
 

@@ -65,65 +65,99 @@ pub fn read_file(
     }
     .map_err(|e| e.to_string())?;
     note_decoding(&file, &decoded, loaded);
+    // The visible text of an HTML page (what the engine keeps), read once.
+    let mut html_text = String::new();
     let mut doc = match kind {
-        FileKind::Html => html_document(path, decoded.text),
+        FileKind::Html => {
+            let (doc, text) = html_document(path, decoded.text);
+            html_text = text;
+            doc
+        }
         FileKind::Markdown => text_document(path, decoded.text, ContentType::Markdown, loaded),
         _ => text_document(path, decoded.text, ContentType::Plain, loaded),
     };
     if doc.content.trim().is_empty() {
         return Err("no text after the front matter".into());
     }
-    if capped.cut {
+    let text = match kind {
+        FileKind::Html => html_text,
+        _ => std::mem::take(&mut doc.content),
+    };
+    // One warning per cut file: the engine's cut when it is the tighter one
+    // (a 50 MB text loses everything past 120,000 characters, not past the
+    // byte cap), else the byte cap.
+    let warned = loaded.warnings.len();
+    if let Some(kept) = note_stored_cap(&file, &doc.url, &text, loaded) {
+        if capped.cut
+            && let Some(w) = loaded.warnings.get_mut(warned)
+        {
+            w.push_str(&format!(
+                "; the file itself is larger than {limit} bytes, {which_cap}"
+            ));
+        }
+        doc.meta.extra.insert(TRUNCATED_KEY.into(), kept);
+    } else if capped.cut {
         loaded.warnings.push(format!(
             "{file}: cut at {limit} bytes by {which_cap}; text past that is not read"
         ));
+        let kept = format!("the first {limit} bytes");
+        doc.meta.extra.insert(TRUNCATED_KEY.into(), kept.clone());
         loaded.truncated.push(Truncated {
             url: doc.url.clone(),
             file: file.clone(),
-            kept: format!("the first {limit} bytes"),
+            kept,
         });
-    } else {
-        let text = match kind {
-            FileKind::Html => clean::clean_html(&doc.content).text,
-            _ => std::mem::take(&mut doc.content),
-        };
-        note_stored_cap(&file, &doc.url, &text, loaded);
-        if kind != FileKind::Html {
-            doc.content = text;
-        }
+    }
+    if kind != FileKind::Html {
+        doc.content = text;
     }
     Ok(doc)
 }
 
 fn note_decoding(file: &str, d: &Decoded, loaded: &mut Loaded) {
-    match (d.encoding, d.lossy) {
-        (_, true) => loaded.warnings.push(format!(
+    // A declared charset or a byte-order mark is trusted silently; a guess
+    // or a lossy decoding is worth a line.
+    if d.lossy {
+        loaded.warnings.push(format!(
             "{file}: some bytes are not valid {}; they were replaced",
             d.encoding.unwrap_or("UTF-8")
-        )),
-        (Some(enc), false) if enc != "UTF-16LE" && enc != "UTF-16BE" => loaded
+        ));
+    } else if d.guessed
+        && let Some(enc) = d.encoding
+    {
+        loaded
             .warnings
-            .push(format!("{file}: not UTF-8; read as {enc}")),
-        _ => {}
+            .push(format!("{file}: not UTF-8; read as {enc} (detected)"));
     }
 }
 
+/// The metadata key set on a document that was cut, to what was kept
+/// ("the first 16777216 bytes"): what the report can say instead of "not
+/// found".
+pub const TRUNCATED_KEY: &str = "dra_truncated";
+
 /// The engine keeps the first [`MAX_STORED_CHARS`] characters of a page's
-/// text: a longer document is cut there, and the user is told.
-pub fn note_stored_cap(file: &str, url: &str, text: &str, loaded: &mut Loaded) {
+/// text: a longer document is cut there, and the user is told. Returns what
+/// was kept when it was cut.
+pub fn note_stored_cap(file: &str, url: &str, text: &str, loaded: &mut Loaded) -> Option<String> {
     if text.len() <= MAX_STORED_CHARS {
-        return;
+        return None;
     }
     let chars = text.chars().count();
-    if chars > MAX_STORED_CHARS {
+    if chars <= MAX_STORED_CHARS {
+        return None;
+    }
+    {
         loaded.warnings.push(format!(
             "{file}: only the first {MAX_STORED_CHARS} of its {chars} characters are read (the most kept per page); text past that is not evidence"
         ));
+        let kept = format!("the first {MAX_STORED_CHARS} characters");
         loaded.truncated.push(Truncated {
             url: url.to_string(),
             file: file.to_string(),
-            kept: format!("the first {MAX_STORED_CHARS} characters"),
+            kept: kept.clone(),
         });
+        Some(kept)
     }
 }
 
@@ -156,9 +190,10 @@ fn pdf_document(path: &Path, bytes: &[u8]) -> Result<RawDocument, String> {
     })
 }
 
-fn html_document(path: &Path, content: String) -> RawDocument {
+/// An HTML file as a document, and its visible text.
+fn html_document(path: &Path, content: String) -> (RawDocument, String) {
     let page = clean::clean_html(&content);
-    RawDocument {
+    let doc = RawDocument {
         url: page
             .canonical
             .clone()
@@ -175,7 +210,8 @@ fn html_document(path: &Path, content: String) -> RawDocument {
             publisher: page.publisher.clone(),
             extra: Default::default(),
         },
-    }
+    };
+    (doc, page.text)
 }
 
 /// Markdown and text files may open with front matter: YAML-like `key:

@@ -23,10 +23,11 @@ fn table_uint(key: &str) -> u64 {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    #[error("cannot read corpus {}: {}", path.display(), io_reason(source))]
+    /// The OS error is part of the message, not a `source`: printed once.
+    #[error("cannot read corpus {}: {}", path.display(), io_reason(error))]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("corpus {file}: not valid JSON: {message}")]
     Json { file: String, message: String },
@@ -144,9 +145,9 @@ pub fn load_path(path: &Path) -> Result<Vec<RawDocument>, CorpusError> {
 /// Loads a corpus: a folder, a single document (.md, .markdown, .txt,
 /// .html, .htm, .pdf) or a JSON corpus file.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
-    let meta = std::fs::metadata(path).map_err(|source| CorpusError::Read {
+    let meta = std::fs::metadata(path).map_err(|error| CorpusError::Read {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     if meta.is_dir() {
         return load_dir(path, opts);
@@ -163,9 +164,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
         return Ok(loaded);
     }
     let capped =
-        decode::read_capped(path, opts.max_file_bytes).map_err(|source| CorpusError::Read {
+        decode::read_capped(path, opts.max_file_bytes).map_err(|error| CorpusError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
     if capped.cut {
         return Err(CorpusError::TooLarge {
@@ -185,10 +186,13 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
         docs,
         ..Loaded::default()
     };
-    let docs = std::mem::take(&mut loaded.docs);
-    for doc in &docs {
-        if doc.content_type != ContentType::Html {
-            folder::note_stored_cap(&doc.url, &doc.url, &doc.content, &mut loaded);
+    let mut docs = std::mem::take(&mut loaded.docs);
+    for doc in &mut docs {
+        if doc.content_type != ContentType::Html
+            && let Some(kept) =
+                folder::note_stored_cap(&doc.url, &doc.url, &doc.content, &mut loaded)
+        {
+            doc.meta.extra.insert(folder::TRUNCATED_KEY.into(), kept);
         }
     }
     loaded.docs = docs;

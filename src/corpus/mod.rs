@@ -13,6 +13,7 @@ mod web;
 
 use std::collections::HashMap;
 
+pub use folder::TRUNCATED_KEY;
 pub use index::CorpusIndex;
 pub use load::{CorpusError, LoadOptions, Loaded, Progress, Truncated, load, load_path};
 pub use walk::is_run_dir;

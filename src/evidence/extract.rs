@@ -319,6 +319,20 @@ mod tests {
     }
 
     #[test]
+    fn fetched_pages_get_json_ld_metadata() {
+        let html = ARTICLE.replace(
+            "<meta property=\"article:published_time\" content=\"2024-03-15T10:00:00+05:30\">",
+            r#"<script type="application/ld+json">{"@graph":[{"@type":"NewsArticle","datePublished":"2024-03-16","author":[{"name":"Asha Menon"}],"publisher":{"name":"Kochi Ledger"}}]}</script>"#,
+        );
+        let m = main_text(&html);
+        assert_eq!(m.published.as_deref(), Some("2024-03-16"));
+        assert_eq!(m.source_type.as_deref(), Some("news"));
+        assert_eq!(m.authors, vec!["Asha Menon".to_string()]);
+        assert_eq!(m.publisher.as_deref(), Some("Kochi Ledger"));
+        assert!(m.text.contains("forty million dollars"));
+    }
+
+    #[test]
     fn falls_back_to_the_whole_cleaned_text() {
         let m =
             main_text("<html><body><div>Short note.</div><div hidden>secret</div></body></html>");

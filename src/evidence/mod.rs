@@ -43,6 +43,11 @@ pub struct Page {
     pub published: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
+    /// Authors and publisher the page names (front matter, JSON-LD, meta).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<String>,
     pub retrieved: String,
     pub verdict: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -141,6 +146,12 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
             .modified
             .as_deref()
             .and_then(crate::document::normalize_date_opt)),
+        authors: if raw.meta.authors.is_empty() {
+            cleaned.authors.clone()
+        } else {
+            raw.meta.authors.clone()
+        },
+        publisher: raw.meta.publisher.clone().or(cleaned.publisher.clone()),
         retrieved: retrieved.to_string(),
         verdict,
         reason,

@@ -93,6 +93,26 @@ fn dev_zero_as_a_corpus_is_refused_at_the_cap() {
 }
 
 #[test]
+fn a_missing_corpus_names_the_os_error_once() {
+    let sb = Sandbox::new();
+    let out = sb
+        .dra()
+        .args([
+            "ask",
+            QUESTION,
+            "--offline",
+            "--corpus",
+            "/nonexistent/c.json",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("/nonexistent/c.json"), "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+}
+
+#[test]
 fn a_cut_document_is_named_with_its_cap() {
     let sb = Sandbox::new();
     let corpus = sb.dir.path().join("corpus");
@@ -123,6 +143,36 @@ fn a_cut_document_is_named_with_its_cap() {
         .unwrap();
     assert!(!annual.content.contains("past the cut"));
     assert!(c.truncated(&annual.url).is_some());
+    assert!(annual.meta.extra.contains_key(dra::corpus::TRUNCATED_KEY));
+
+    // Under the byte cap but past what the engine keeps of a page: told too.
+    let long = sb.dir.path().join("long");
+    good_docs(&long);
+    let mut text = String::from("# Tarsk Mills history\n\n");
+    while text.len() < 130_000 {
+        text.push_str("Tarsk Mills has milled flour in Ostrava for many decades now. ");
+    }
+    std::fs::write(long.join("history.md"), &text).unwrap();
+    let out = ask(&Sandbox::new(), &long, &[]);
+    assert_not_a_corpus_failure(&out);
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("history.md") && err.contains("only the first 120000"),
+        "{err}"
+    );
+    // Cut by both: one warning, naming both cuts.
+    let out = ask(
+        &Sandbox::new(),
+        &long,
+        &[("DRA_CORPUS_MAX_DOCUMENT_BYTES", "125000")],
+    );
+    let err = stderr_of(&out);
+    let about: Vec<&str> = err.lines().filter(|l| l.contains("history.md")).collect();
+    assert_eq!(about.len(), 1, "{err}");
+    assert!(
+        about[0].contains("only the first 120000") && about[0].contains("125000 bytes"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -60,6 +60,21 @@ fn router(seen: Seen) -> Router {
             }),
         )
         .route(
+            "/ld",
+            get(|| async {
+                let page = ARTICLE
+                    .replace(
+                        r#"<meta property="article:published_time" content="2024-03-15T09:30:00+05:30">"#,
+                        r##"<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"NewsMediaOrganization","@id":"#org","name":"Example News"},{"@type":"NewsArticle","datePublished":"2024-03-14T08:00:00Z","author":[{"@type":"Person","name":"Leela Nair"}],"publisher":{"@id":"#org"}}]}</script><script type="application/ld+json">{ not json</script>"##,
+                    )
+                    .replace(
+                        r#"<meta property="article:modified_time" content="2024-04-02T12:00:00Z">"#,
+                        r#"<meta property="og:site_name" content="Example News Online">"#,
+                    );
+                ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page)
+            }),
+        )
+        .route(
             "/latin1",
             get(|| async {
                 (
@@ -203,6 +218,23 @@ async fn html_is_kept_whole_with_metadata_from_the_page() {
             "navigation is not the article: {}",
             main.text
         );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn fetched_pages_read_dates_authors_and_type_from_json_ld() {
+    within(20, async {
+        let (addr, f, _) = setup(quick()).await;
+        let url = format!("http://127.0.0.1:{}/ld", addr.port());
+        let doc = f.fetch(&url).await.unwrap();
+        assert_eq!(doc.published.as_deref(), Some("2024-03-14"));
+        assert_eq!(doc.source_type, Some(dra::evidence::SourceType::News));
+        assert_eq!(doc.meta.authors, vec!["Leela Nair".to_string()]);
+        assert_eq!(doc.meta.publisher.as_deref(), Some("Example News"));
+        let page = dra::evidence::assess(&doc, &Default::default(), "2026-11-29");
+        assert_eq!(page.published.as_deref(), Some("2024-03-14"));
+        assert_eq!(page.authors, vec!["Leela Nair".to_string()]);
     })
     .await;
 }

@@ -295,7 +295,7 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     // Every report passes its own claim check: what the gate did not see
     // (salvaged reports, plain-text reports) is checked here the same way.
     let (markdown, claims) = {
-        let library = super::tools::submit::claim_library(&ctx, &markdown);
+        let library = super::tools::submit::claim_library(ctx, &markdown);
         let check = report::claim_check::check(&markdown, &library);
         let enforced = report::claim_check::remove_unsupported(&markdown, &check, &library);
         let gate = ctx

@@ -667,6 +667,30 @@ pub fn terms(folded: &str) -> Vec<String> {
     out
 }
 
+/// [`terms`] with each word stemmed once (preparing a long page).
+#[derive(Default)]
+pub struct StemCache(std::collections::HashMap<String, Option<String>>);
+
+impl StemCache {
+    pub fn terms(&mut self, folded: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (w, _) in words(folded) {
+            let stem = self.0.entry(w.to_string()).or_insert_with(|| {
+                let keep = w.chars().count() >= 3
+                    && !w.chars().any(|c| c.is_ascii_digit())
+                    && !STOPWORDS.contains(&w);
+                keep.then(|| STEMMER.stem(w).into_owned())
+            });
+            if let Some(s) = stem
+                && !out.contains(s)
+            {
+                out.push(s.clone());
+            }
+        }
+        out
+    }
+}
+
 /// The stem of one lowercase word (for the equivalents table).
 pub fn stem(word: &str) -> String {
     STEMMER.stem(word).into_owned()

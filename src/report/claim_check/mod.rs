@@ -95,10 +95,12 @@ impl PreparedSource {
             .map(str::to_string)
             .collect();
         src.sentences = passages.len();
-        let all = passages.iter().chain(input.findings.iter());
+        // Page sentences are already folded; findings are folded here.
+        let findings: Vec<String> = input.findings.iter().map(|f| facts::fold(f)).collect();
+        let all = passages.iter().chain(findings.iter());
+        let mut stems = facts::StemCache::default();
         for (i, p) in all.enumerate() {
-            let folded = facts::fold(p);
-            for t in facts::terms(&folded) {
+            for t in stems.terms(p) {
                 let slot = src.index.entry(t).or_default();
                 if slot.last() != Some(&(i as u32)) {
                     slot.push(i as u32);

@@ -275,7 +275,7 @@ fn evidence(c: &Corpus, seed: u64, today: chrono::NaiveDate) -> Vec<EvidenceItem
                 },
                 source: SourceRef {
                     url: c.urls[i].clone(),
-                    domain: dra::evidence::identity::host_of(&c.urls[i]),
+                    domain: dra::document::host_of(&c.urls[i]),
                     source_type: c.source_type[i],
                     published: Some(c.published[i].clone()),
                     updated: None,

@@ -14,7 +14,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
-use crate::corpus::normalize_url;
+use crate::document::normalize_url;
 use crate::report::citations::{self, Problem, ProblemKind};
 use crate::report::claim_check::{self, Check, Library, SourceInput};
 use crate::report::hygiene;

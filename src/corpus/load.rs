@@ -268,7 +268,7 @@ pub fn parse_json(text: &str, file: &str) -> Result<Vec<RawDocument>, CorpusErro
         {
             return Err(field_err("url", "must be an http(s):// or file:// URL"));
         }
-        if !seen.insert(super::normalize_url(&url)) {
+        if !seen.insert(crate::document::normalize_url(&url)) {
             return Err(field_err("url", "duplicate: urls must be unique"));
         }
         let content = string("content")?.ok_or_else(|| field_err("content", "required"))?;
@@ -371,7 +371,7 @@ fn load_dir(dir: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
                 continue;
             }
         };
-        let key = super::normalize_url(&doc.url);
+        let key = crate::document::normalize_url(&doc.url);
         if let Some(first) = seen.get(&key) {
             skipped += 1;
             loaded.warnings.push(format!(

@@ -18,9 +18,8 @@ pub use index::CorpusIndex;
 pub use load::{CorpusError, LoadOptions, Loaded, Progress, Truncated, load, load_path};
 pub use walk::is_run_dir;
 
-pub use crate::document::{
-    ContentType, DocMeta, RawDocument, normalize_date, normalize_date_opt, normalize_url,
-};
+use crate::document::normalize_url;
+pub use crate::document::{ContentType, DocMeta, RawDocument};
 pub use web::CorpusWeb;
 
 /// The embedded corpus: pages about a fictional company, written by us, with

@@ -64,6 +64,44 @@ pub fn normalize_url(url: &str) -> String {
     url.trim_end_matches('/').to_string()
 }
 
+/// Month names, January first.
+pub const MONTH_NAMES: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+const MONTH_ABBREVIATIONS: &[&str] = &[
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+];
+
+const WEEKDAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// A month (full or abbreviated) or weekday name, given in lowercase: a
+/// capitalised word that is never a person's or an organisation's name.
+pub fn is_calendar_word(lower: &str) -> bool {
+    MONTH_NAMES.contains(&lower)
+        || MONTH_ABBREVIATIONS.contains(&lower)
+        || WEEKDAYS.contains(&lower)
+}
+
 /// The lowercase host of a URL, without `www.`.
 pub fn host_of(url: &str) -> String {
     let rest = url.split_once("://").map(|x| x.1).unwrap_or(url);
@@ -87,11 +125,6 @@ pub fn normalize_date(s: &str) -> Option<String> {
     chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()?;
     let rest = s.get(10..)?;
     (rest.is_empty() || rest.starts_with('T') || rest.starts_with(' ')).then(|| day.to_string())
-}
-
-/// [`normalize_date`] for optional metadata: invalid dates are dropped.
-pub fn normalize_date_opt(s: &str) -> Option<String> {
-    normalize_date(s)
 }
 
 #[cfg(test)]

@@ -12,9 +12,9 @@ use tokio::sync::{Notify, Semaphore};
 use super::budget::Budget;
 use super::model::{ModelRouter, Usage};
 use super::sources::PageStore;
-use super::tools::Findings;
 use crate::config::ModelTier;
 use crate::evidence::EvidenceItem;
+use crate::evidence::Findings;
 use crate::evidence::dedup::{Copies, DocForDedup, find_copies};
 use crate::evidence::merge::{MergeOptions, MergedField, merge};
 use crate::ports::{Fetcher, SearchBackend};
@@ -299,10 +299,8 @@ impl RunCtx {
 
     /// Why memory says not to read this URL, if it does.
     pub fn known_bad(&self, url: &str) -> Option<String> {
-        self.lessons.known_bad(
-            self.anchors.name.as_deref(),
-            &crate::evidence::identity::host_of(url),
-        )
+        self.lessons
+            .known_bad(self.anchors.name.as_deref(), &crate::document::host_of(url))
     }
 
     pub fn all_findings(&self) -> Vec<Findings> {

@@ -90,7 +90,7 @@ fn validate(raw: &str, page: &Page) -> Result<(Vec<Claim>, Vec<String>), String>
         let date = c.event_date.filter(|d| !d.trim().is_empty() && d != "null");
         let ok_date = date
             .as_deref()
-            .is_none_or(|d| crate::document::normalize_date_opt(d).is_some());
+            .is_none_or(|d| crate::document::normalize_date(d).is_some());
         if !ok_field {
             problems.push(format!(
                 "claim {}: field {:?} is not a short snake_case name",
@@ -114,7 +114,7 @@ fn validate(raw: &str, page: &Page) -> Result<(Vec<Claim>, Vec<String>), String>
                 field,
                 value: c.value.trim().to_string(),
                 snippet: c.snippet.trim().to_string(),
-                event_date: date.and_then(|d| crate::document::normalize_date_opt(&d)),
+                event_date: date.and_then(|d| crate::document::normalize_date(&d)),
             });
         }
     }

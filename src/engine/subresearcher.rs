@@ -6,8 +6,9 @@ use std::sync::Arc;
 use super::agent_loop::{AgentEnd, AgentSpec, run_agent};
 use super::context::RunCtx;
 use super::prompts;
-use super::tools::{AgentCx, Deliverable, Findings, subresearcher_tools};
+use super::tools::{AgentCx, Deliverable, subresearcher_tools};
 use crate::config::ModelRole;
+use crate::evidence::Findings;
 
 /// The aspect named in a task description (`Aspect: ...`), else its first line.
 pub fn aspect_of(description: &str) -> String {

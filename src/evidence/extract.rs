@@ -7,7 +7,7 @@
 use dom_query::{Document, NodeRef};
 use dom_smoothie::{Config as ReadabilityConfig, Readability, TextMode};
 
-use crate::document::normalize_date_opt;
+use crate::document::normalize_date;
 use crate::evidence::clean::{clean_html, strip_invisible, style_hides};
 
 /// The readable part of a page and its metadata. Dates are `YYYY-MM-DD`.
@@ -82,8 +82,8 @@ pub fn main_text_at(html: &str, url: Option<&str>) -> MainText {
     let fallback = clean_html(html);
     let mut out = MainText {
         title: fallback.title.clone().filter(|t| !t.is_empty()),
-        published: fallback.published.as_deref().and_then(normalize_date_opt),
-        modified: fallback.modified.as_deref().and_then(normalize_date_opt),
+        published: fallback.published.as_deref().and_then(normalize_date),
+        modified: fallback.modified.as_deref().and_then(normalize_date),
         source_type: fallback.source_type.clone(),
         authors: fallback.authors.clone(),
         publisher: fallback.publisher.clone(),
@@ -101,16 +101,10 @@ pub fn main_text_at(html: &str, url: Option<&str>) -> MainText {
         }
         // The markup's own dates (JSON-LD, meta, <time>) come first.
         if out.published.is_none() {
-            out.published = article
-                .published_time
-                .as_deref()
-                .and_then(normalize_date_opt);
+            out.published = article.published_time.as_deref().and_then(normalize_date);
         }
         if out.modified.is_none() {
-            out.modified = article
-                .modified_time
-                .as_deref()
-                .and_then(normalize_date_opt);
+            out.modified = article.modified_time.as_deref().and_then(normalize_date);
         }
     }
     if !out.article {
@@ -276,7 +270,7 @@ fn pdf_date(s: &str) -> Option<String> {
     let year = digits.get(..4)?;
     let month = digits.get(4..6).unwrap_or("01");
     let day = digits.get(6..8).unwrap_or("01");
-    normalize_date_opt(&format!("{year}-{month}-{day}"))
+    normalize_date(&format!("{year}-{month}-{day}"))
 }
 
 #[cfg(test)]

@@ -308,7 +308,7 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
     }
 }
 
-pub use crate::document::host_of;
+use crate::document::host_of;
 
 #[cfg(test)]
 mod tests {

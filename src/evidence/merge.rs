@@ -15,10 +15,10 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::fields::{Field, FieldKey, FieldKeys, HIGH_STAKES_CAP, mentions};
-use super::identity::host_of;
 use super::score::claim_date;
 use super::values::{self, entity_tokens, key_tokens, normalize_value, same_value};
 use super::{EvidenceItem, SourceType};
+use crate::document::host_of;
 
 /// Clusters at or above this confidence are strong.
 pub const STRONG: f64 = 0.60;

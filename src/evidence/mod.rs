@@ -136,16 +136,16 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
     Page {
         url: raw.url.clone(),
         title,
-        domain: identity::host_of(&raw.url),
+        domain: crate::document::host_of(&raw.url),
         source_type,
         published: raw.published.clone().or(cleaned
             .published
             .as_deref()
-            .and_then(crate::document::normalize_date_opt)),
+            .and_then(crate::document::normalize_date)),
         updated: raw.updated.clone().or(cleaned
             .modified
             .as_deref()
-            .and_then(crate::document::normalize_date_opt)),
+            .and_then(crate::document::normalize_date)),
         authors: if raw.meta.authors.is_empty() {
             cleaned.authors.clone()
         } else {

@@ -110,7 +110,7 @@ fn build(specs: &[(usize, usize, usize, usize, f64, bool)]) -> Vec<EvidenceItem>
             },
             source: SourceRef {
                 url: URLS[u].into(),
-                domain: super::identity::host_of(URLS[u]),
+                domain: crate::document::host_of(URLS[u]),
                 source_type: TYPES[u],
                 published: DATES[d].map(str::to_string),
                 updated: None,
@@ -217,7 +217,7 @@ proptest! {
         let claim = Claim { field: "x".into(), value, snippet, event_date: Some(event) };
         let source = SourceRef {
             url: URLS[u].into(),
-            domain: super::identity::host_of(URLS[u]),
+            domain: crate::document::host_of(URLS[u]),
             source_type: TYPES[u],
             published: DATES[d].map(str::to_string),
             updated: None,

@@ -34,7 +34,9 @@ fn push<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     }
 }
 
-fn is_abbreviation(before: &str) -> bool {
+/// Whether the word before a full stop is an abbreviation (a title, a
+/// legal suffix, a month) rather than a sentence end.
+pub fn is_abbreviation(before: &str) -> bool {
     let word = before
         .rsplit(|c: char| c.is_whitespace())
         .next()

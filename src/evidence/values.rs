@@ -298,37 +298,6 @@ const NOT_NAMES: &[&str] = &[
     "corp",
     "company",
     "group",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
 ];
 
 /// Words too common to tell short values apart.
@@ -915,7 +884,11 @@ fn capitalised_words(value: &str) -> BTreeSet<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
         .flat_map(|w| canonical_tokens(&normalize_value(w)))
-        .filter(|w| !NOT_NAMES.contains(&w.as_str()) && is_name_word(w))
+        .filter(|w| {
+            !NOT_NAMES.contains(&w.as_str())
+                && !crate::document::is_calendar_word(w)
+                && is_name_word(w)
+        })
         .collect()
 }
 

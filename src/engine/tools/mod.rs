@@ -28,7 +28,7 @@ pub use todos::WriteTodos;
 
 use super::context::RunCtx;
 use super::model::ToolSpec;
-pub use crate::evidence::{Finding, Findings};
+use crate::evidence::Findings;
 use crate::protocol::ErrorClass;
 
 /// A deliverable that ends an agent's loop.

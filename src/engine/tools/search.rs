@@ -3,8 +3,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::document::host_of;
 use crate::engine::model::ToolSpec;
-use crate::evidence::{identity::host_of, injection};
+use crate::evidence::injection;
 use crate::protocol::{EventBody, SearchResultItem};
 
 pub struct WebSearch;

@@ -9,10 +9,11 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AgentCx, Deliverable, Finding, Findings, Tool, ToolOutput, parse_args};
+use super::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, quotes};
+use crate::evidence::{Finding, Findings};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
 use crate::report::claim_check::{self, Library, SourceInput};
 use crate::report::{citations, hygiene};
@@ -187,7 +188,7 @@ impl Tool for SubmitFindings {
                         .map(SourceRef::of)
                         .unwrap_or_else(|| SourceRef {
                             url: url.clone(),
-                            domain: crate::evidence::identity::host_of(url),
+                            domain: crate::document::host_of(url),
                             source_type: crate::document::SourceType::Other,
                             published: None,
                             updated: None,

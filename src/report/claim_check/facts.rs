@@ -136,20 +136,7 @@ pub fn numbers(folded: &str) -> Vec<Number> {
     out
 }
 
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+use crate::document::MONTH_NAMES as MONTHS;
 
 fn month_of(word: &str) -> Option<u8> {
     let w = word.trim_end_matches('.').to_ascii_lowercase();
@@ -324,37 +311,6 @@ const NOT_NAMES: &[&str] = &[
     "to",
     "per",
     "according",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
     "note",
     "however",
     "also",
@@ -367,6 +323,11 @@ const NOT_NAMES: &[&str] = &[
 ];
 
 /// Words that may sit inside a name (`Reserve Bank of India`).
+/// Capitalised words that are not names: the list and calendar words.
+fn is_not_name(lower: &str) -> bool {
+    NOT_NAMES.contains(&lower) || crate::document::is_calendar_word(lower)
+}
+
 const NAME_JOINERS: &[&str] = &["of", "and", "for", "de", "la", "van", "von", "da"];
 
 /// A run of capitalised words in a claim (`Anita Rao`, `PadmaPay`, `RBI`).
@@ -403,11 +364,8 @@ pub fn names(text: &str) -> Vec<Name> {
             let before = text[..at].trim_end();
             before.is_empty() || before.ends_with(['.', '!', '?', ':', '"', '(', '\'', '*'])
         };
-        let candidate = |w: &str| {
-            is_capitalised(w)
-                && w.chars().count() > 1
-                && !NOT_NAMES.contains(&w.to_lowercase().as_str())
-        };
+        let candidate =
+            |w: &str| is_capitalised(w) && w.chars().count() > 1 && !is_not_name(&w.to_lowercase());
         // A sentence's first word is a name when marked as one or followed
         // by another capitalised word (`Anita Rao is ...`).
         let next_is_name = ws
@@ -482,10 +440,7 @@ pub fn acronyms(text: &str) -> HashSet<String> {
     let mut run = String::new();
     for (w, _) in words(text) {
         let lower = w.to_lowercase();
-        if is_capitalised(w)
-            && !w.chars().all(|c| c.is_uppercase())
-            && !NOT_NAMES.contains(&lower.as_str())
-        {
+        if is_capitalised(w) && !w.chars().all(|c| c.is_uppercase()) && !is_not_name(&lower) {
             if let Some(c) = lower.chars().next() {
                 run.push(c);
             }

@@ -187,35 +187,10 @@ fn is_abbreviation(before: &str) -> bool {
         .rsplit(|c: char| c.is_whitespace())
         .next()
         .unwrap_or("");
-    // `U.S`, `e.g`, `Dr`, single initials.
-    (word.contains('.') && word.split('.').all(|p| p.chars().count() <= 1))
-        || matches!(
-            word,
-            "Mr" | "Mrs"
-                | "Ms"
-                | "Dr"
-                | "St"
-                | "No"
-                | "Inc"
-                | "Ltd"
-                | "Co"
-                | "Corp"
-                | "vs"
-                | "Jan"
-                | "Feb"
-                | "Mar"
-                | "Apr"
-                | "Jun"
-                | "Jul"
-                | "Aug"
-                | "Sep"
-                | "Sept"
-                | "Oct"
-                | "Nov"
-                | "Dec"
-                | "approx"
-                | "Rs"
-        )
+    // The quote splitter's titles and months, plus `U.S`-style dotted
+    // initials and any single capital (not only ASCII ones).
+    crate::evidence::sentences::is_abbreviation(before)
+        || (word.contains('.') && word.split('.').all(|p| p.chars().count() <= 1))
         || (word.chars().count() == 1 && word.chars().all(|c| c.is_uppercase()))
 }
 

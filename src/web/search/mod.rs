@@ -221,7 +221,7 @@ pub(crate) fn plain(text: &str) -> String {
 /// A result date as `YYYY-MM-DD`, from ISO 8601 or RFC 2822.
 pub(crate) fn date(s: Option<&str>) -> Option<String> {
     let s = s?.trim();
-    crate::document::normalize_date_opt(s).or_else(|| {
+    crate::document::normalize_date(s).or_else(|| {
         chrono::DateTime::parse_from_rfc2822(s)
             .ok()
             .map(|d| d.format("%Y-%m-%d").to_string())

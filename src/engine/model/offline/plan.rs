@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::transcript::{Transcript, anchors_of, field, unwrap_spotlight};
 use crate::engine::prompts;
 use crate::engine::subresearcher::aspect_of;
-use crate::engine::tools::Findings;
+use crate::evidence::Findings;
 use crate::question;
 use crate::report;
 use crate::report::evidence_view::FieldView;

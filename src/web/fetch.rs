@@ -31,10 +31,11 @@ pub struct FetchOptions {
 
 impl Default for FetchOptions {
     fn default() -> Self {
+        let table = FetchSettings::default();
         FetchOptions {
-            max_bytes: FetchSettings::default().max_bytes,
+            max_bytes: table.max_bytes,
             connect_timeout: Duration::from_secs(10),
-            timeout: FetchSettings::default().timeout,
+            timeout: table.timeout,
             max_redirects: 5,
             user_agent: format!("dra/{} (deep research agent)", env!("CARGO_PKG_VERSION")),
         }

@@ -14,7 +14,7 @@ use super::model::{
     ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens,
 };
 use super::prompts;
-use super::tools::{self, AgentCx, Deliverable, Tool, ToolOutput};
+use super::tools::{self, AgentCx, Deliverable, ToolOutput, ToolRegistry};
 use crate::config::ModelRole;
 use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
 use crate::store::Record;
@@ -29,8 +29,8 @@ const RESERVED_OUTPUT_TOKENS: u64 = 4096;
 pub struct AgentSpec {
     pub role: ModelRole,
     pub system: String,
-    pub tools: Vec<Arc<dyn Tool>>,
-    pub nudge: &'static str,
+    pub tools: ToolRegistry,
+    pub nudge: String,
 }
 
 #[derive(Debug)]
@@ -80,7 +80,6 @@ fn limit_detail(run: &RunCtx, reason: StatusReason) -> String {
 pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> AgentEnd {
     let run = cx.run.clone();
     let is_main = cx.agent == MAIN_AGENT;
-    let tool_specs: Vec<_> = spec.tools.iter().map(|t| t.spec()).collect();
     let mut messages = vec![Message::system(spec.system.clone()), Message::user(user)];
     let mut nudges = 0;
     let mut index: u64 = 0;
@@ -99,7 +98,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         let request = ChatRequest {
             role: spec.role,
             messages: messages.clone(),
-            tools: tool_specs.clone(),
+            tools: spec.tools.specs().to_vec(),
         };
         let response = match call_model(&cx, &request).await {
             Ok(r) => r,
@@ -130,7 +129,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                 let mut assistant = Message::assistant(response.content.clone(), vec![]);
                 assistant.reasoning = response.thinking.clone();
                 messages.push(assistant);
-                messages.push(Message::user(spec.nudge));
+                messages.push(Message::user(spec.nudge.clone()));
                 continue;
             }
             return AgentEnd::Stalled {
@@ -285,13 +284,6 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
     Ok(response)
 }
 
-fn is_deliverable(name: &str) -> bool {
-    matches!(
-        name,
-        "submit_report" | "submit_findings" | "request_clarification"
-    )
-}
-
 /// A model that describes what it is about to do instead of doing it
 /// ("I'll search for...") has not answered; it gets nudged.
 fn narrates_a_plan(text: &str) -> bool {
@@ -311,18 +303,18 @@ fn narrates_a_plan(text: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
-async fn execute(cx: &AgentCx, tools: &[Arc<dyn Tool>], call: &ToolCall) -> ToolOutput {
+async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOutput {
     let run = &cx.run;
     let id = format!("{}:{}", cx.agent, call.id);
-    let Some(tool) = tools.iter().find(|t| t.spec().name == call.name) else {
-        let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
+    let Some(tool) = tools.get(&call.name) else {
+        let names: Vec<&str> = tools.names().collect();
         return ToolOutput::permanent(format!(
             "unknown tool {:?}; available tools: {}",
             call.name,
             names.join(", ")
         ));
     };
-    if !is_deliverable(&call.name)
+    if !tool.ends_agent()
         && let Err(e) = run.budget.reserve_tool_call()
     {
         halt(run, e.0);

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
 use super::budget::Budget;
 use super::context::{Emitter, RunCtx, RunCtxInit};
-use super::tools::{AgentCx, Deliverable, orchestrator_tools};
+use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
 use crate::protocol::Verdict;
@@ -207,8 +207,8 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     let spec = AgentSpec {
         role: ModelRole::Research,
         system: prompts::orchestrator_system(&ctx.spotlight, ctx.domain_prompt.as_deref()),
-        tools: orchestrator_tools(),
-        nudge: prompts::ORCHESTRATOR_NUDGE,
+        tools: ToolRegistry::orchestrator(),
+        nudge: prompts::orchestrator_nudge(),
     };
     let end = run_agent(
         cx,

@@ -9,6 +9,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::super::{GlobalArgs, print_stdout, stderr_is_live};
 use crate::engine::RunSummary;
+use crate::engine::tools::names::{FETCH_URL, WEB_SEARCH};
 use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict};
 
 pub struct Human {
@@ -130,7 +131,7 @@ impl Human {
                         .lines()
                         .next()
                         .unwrap_or("")
-                        .trim_start_matches("Aspect:")
+                        .trim_start_matches(crate::engine::prompts::label::ASPECT)
                         .trim()
                         .to_string();
                     if self.live.is_some() {
@@ -211,7 +212,7 @@ impl Human {
                 self.line(&format!("  {agent} read [{index}] {title} ({domain})"));
             }
             EventBody::ToolCall { tool, .. } => {
-                if self.verbose > 0 && !matches!(tool.as_str(), "web_search" | "fetch_url") {
+                if self.verbose > 0 && !matches!(tool.as_str(), WEB_SEARCH | FETCH_URL) {
                     self.line(&format!("  {agent} → {tool}"));
                 }
             }

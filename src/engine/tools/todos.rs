@@ -7,6 +7,9 @@ use crate::engine::model::ToolSpec;
 use crate::protocol::{EventBody, Todo};
 use crate::question;
 
+/// The name models call `WriteTodos` by.
+pub const WRITE_TODOS: &str = "write_todos";
+
 pub struct WriteTodos;
 
 #[derive(Deserialize)]
@@ -27,9 +30,13 @@ struct Args {
 
 #[async_trait]
 impl Tool for WriteTodos {
+    fn name(&self) -> &'static str {
+        WRITE_TODOS
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "write_todos".into(),
+            name: WRITE_TODOS.into(),
             description: "Write or update the research plan: one todo per aspect to research (each becomes a task for a sub-researcher). Call it first.".into(),
             parameters: json!({
                 "type": "object",
@@ -52,7 +59,7 @@ impl Tool for WriteTodos {
     }
 
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args("write_todos", args) {
+        let args: Args = match parse_args(WRITE_TODOS, args) {
             Ok(a) => a,
             Err(e) => return e,
         };

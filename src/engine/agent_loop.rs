@@ -9,6 +9,7 @@ use futures::future::join_all;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::budget::Limit;
 use super::context::RunCtx;
 use super::model::{
     ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens,
@@ -48,32 +49,31 @@ pub enum AgentEnd {
 }
 
 /// Stops the whole run for an exhausted budget, reporting it once.
-pub fn halt(run: &RunCtx, reason: StatusReason) {
+pub fn halt(run: &RunCtx, limit: Limit) {
     if !run.cancel.is_cancelled() {
         run.emitter.status(
             MAIN_AGENT,
             StatusState::BudgetHalt,
-            Some(reason),
-            Some(limit_detail(run, reason)),
+            Some(limit.into()),
+            Some(limit_detail(run, limit)),
         );
     }
     run.cancel.cancel(StatusReason::BudgetExhausted);
 }
 
-fn limit_detail(run: &RunCtx, reason: StatusReason) -> String {
+fn limit_detail(run: &RunCtx, limit: Limit) -> String {
     let l = run.budget.limits();
     let s = run.budget.spent();
-    match reason {
-        StatusReason::ToolCalls => format!("tool calls {} of {}", s.tool_calls, l.max_tool_calls),
-        StatusReason::Tokens => format!("tokens {} of {}", s.tokens, l.max_total_tokens),
-        StatusReason::Usd => format!("${:.4} of ${:.2}", s.usd, l.max_usd),
-        StatusReason::Deadline => format!(
+    match limit {
+        Limit::ToolCalls => format!("tool calls {} of {}", s.tool_calls, l.max_tool_calls),
+        Limit::Tokens => format!("tokens {} of {}", s.tokens, l.max_total_tokens),
+        Limit::Usd => format!("${:.4} of ${:.2}", s.usd, l.max_usd),
+        Limit::Deadline => format!(
             "{:.0}s of {:.0}s",
             run.budget.elapsed().as_secs_f64(),
             l.deadline.as_secs_f64()
         ),
-        StatusReason::Steps => format!("orchestrator steps {} of {}", s.steps, l.max_steps),
-        _ => String::new(),
+        Limit::Steps => format!("orchestrator steps {} of {}", s.steps, l.max_steps),
     }
 }
 
@@ -90,7 +90,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         if is_main {
             if let Err(e) = run.budget.reserve_step() {
                 halt(&run, e.0);
-                return AgentEnd::Halted(e.0);
+                return AgentEnd::Halted(e.0.into());
             }
         } else if index >= SUBAGENT_MAX_STEPS {
             return AgentEnd::Failed(format!("gave up after {SUBAGENT_MAX_STEPS} model calls"));
@@ -161,12 +161,12 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         if run.cancel.is_cancelled() {
             return AgentEnd::Cancelled;
         }
-        if let Some(reason) = run.budget.soft_crossed() {
+        if let Some(limit) = run.budget.soft_crossed() {
             run.emitter.status(
                 MAIN_AGENT,
                 StatusState::BudgetSoft,
-                Some(reason),
-                Some(limit_detail(&run, reason)),
+                Some(limit.into()),
+                Some(limit_detail(&run, limit)),
             );
             messages.push(Message::user(prompts::WRAP_UP));
         }
@@ -196,11 +196,11 @@ impl ModelSink for LoopSink {
                     reason,
                 },
             ),
-            ModelNotice::Fallback { detail } => {
-                self.run
-                    .emitter
-                    .warning(&self.agent, "model_fallback", detail)
-            }
+            ModelNotice::Fallback { detail } => self.run.emitter.warning(
+                &self.agent,
+                crate::protocol::WarningCode::ModelFallback,
+                detail,
+            ),
             // Streamed reasoning is emitted whole when the call completes.
             ModelNotice::ThinkingDelta(_) => {}
         }
@@ -227,7 +227,7 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
         Ok(h) => h,
         Err(e) => {
             halt(run, e.0);
-            return Err(AgentEnd::Halted(e.0));
+            return Err(AgentEnd::Halted(e.0.into()));
         }
     };
     let sink = LoopSink {

@@ -64,7 +64,7 @@ pub(super) async fn engine_task(
     if let Some(problem) = memory_problem {
         ctx.emitter.warning(
             MAIN_AGENT,
-            "memory_unreadable",
+            crate::protocol::WarningCode::MemoryUnreadable,
             format!("{problem}; running without memory"),
         );
     }
@@ -77,7 +77,7 @@ pub(super) async fn engine_task(
                     Op::Interrupt | Op::Shutdown => ctx.cancel.cancel(StatusReason::Interrupted),
                     Op::Ask(_) => ctx.emitter.warning(
                         MAIN_AGENT,
-                        "busy",
+                        crate::protocol::WarningCode::Busy,
                         "an Ask arrived while a run is in progress; ignored",
                     ),
                 }
@@ -89,7 +89,7 @@ pub(super) async fn engine_task(
         let deadline = config.limits.deadline;
         AbortOnDrop(tokio::spawn(async move {
             tokio::time::sleep(deadline).await;
-            agent_loop::halt(&ctx, StatusReason::Deadline);
+            agent_loop::halt(&ctx, super::budget::Limit::Deadline);
         }))
     };
     // One root span per run: every log line of the run carries its id.
@@ -196,7 +196,7 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     if ctx.mode == RunMode::Offline {
         ctx.emitter.warning(
             MAIN_AGENT,
-            "offline",
+            crate::protocol::WarningCode::Offline,
             format!(
                 "offline mode: a deterministic extractive model (no language model) researches {}",
                 ctx.backend_label
@@ -359,7 +359,7 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     if let Some(e) = &write_error {
         ctx.emitter.warning(
             MAIN_AGENT,
-            "write_failed",
+            crate::protocol::WarningCode::WriteFailed,
             format!("could not write run files: {e}"),
         );
     }

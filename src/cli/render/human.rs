@@ -10,7 +10,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::super::{GlobalArgs, print_stdout, stderr_is_live};
 use crate::engine::RunSummary;
 use crate::engine::tools::names::{FETCH_URL, WEB_SEARCH};
-use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict};
+use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict, WarningCode};
 
 pub struct Human {
     live: Option<MultiProgress>,
@@ -246,7 +246,7 @@ impl Human {
                 }
             }
             EventBody::Warning { message, code } => {
-                if code != "offline" {
+                if *code != WarningCode::Offline {
                     self.line(&format!(
                         "{} {message}",
                         self.paint("warning:", |s| s.yellow().bold())

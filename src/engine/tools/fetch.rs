@@ -161,7 +161,7 @@ impl Tool for FetchUrl {
             {
                 run.emitter.warning(
                     &cx.agent,
-                    "write_failed",
+                    crate::protocol::WarningCode::WriteFailed,
                     format!("could not keep the text of {}: {e}", page.url),
                 );
             }

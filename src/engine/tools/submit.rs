@@ -242,7 +242,7 @@ impl Tool for SubmitFindings {
                 value: f.value.clone(),
                 as_of,
                 title: page.title.clone(),
-                source_type: page.source_type.as_str().to_string(),
+                source_type: Some(page.source_type),
             });
         }
         let result = Findings {
@@ -401,7 +401,7 @@ impl Tool for SubmitReport {
         let markdown = if removed > 0 {
             run.emitter.warning(
                 &cx.agent,
-                "unsupported_claims",
+                crate::protocol::WarningCode::UnsupportedClaims,
                 format!("{removed} sentence(s) not supported by their sources were removed from the report and listed under Gaps"),
             );
             enforced.markdown

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
-use crate::protocol::{EventBody, Todo};
+use crate::protocol::{EventBody, Todo, TodoStatus};
 use crate::question;
 
 /// The name models call `WriteTodos` by.
@@ -75,7 +75,10 @@ impl Tool for WriteTodos {
             .map(|(n, (content, status))| Todo {
                 id: format!("t{}", n + 1),
                 content: content.trim().to_string(),
-                status: status.unwrap_or_else(|| "pending".into()),
+                status: status
+                    .as_deref()
+                    .map(TodoStatus::from_model)
+                    .unwrap_or_default(),
             })
             .collect();
         if todos.is_empty() {
@@ -90,7 +93,7 @@ impl Tool for WriteTodos {
             if state.plan_bounces == 0 {
                 state.plan_bounces += 1;
                 return ToolOutput::permanent(format!(
-                    "plan not recorded: {}. Call write_todos again.",
+                    "plan not recorded: {}. Call {WRITE_TODOS} again.",
                     problems.join("; ")
                 ));
             }

@@ -331,7 +331,13 @@ impl RunCtx {
     /// a claim or a finding (`location`), reads as an instruction aimed at
     /// AI agents. Instructions are never evidence, and nothing else of the
     /// page is used either. The verdict is announced as an `evidence` event.
-    pub fn quarantine_late(&self, agent: &str, url: &str, location: &str, patterns: &[&'static str]) {
+    pub fn quarantine_late(
+        &self,
+        agent: &str,
+        url: &str,
+        location: &str,
+        patterns: &[&'static str],
+    ) {
         let hits = patterns
             .iter()
             .map(|p| crate::evidence::injection::InjectionHit {

@@ -47,73 +47,172 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     (
         "cloud computing",
         &[
-            "cloud", "gpu", "gpus", "compute", "computing", "hosting", "iaas", "paas",
-            "infrastructure", "server", "datacenter", "datacentre", "vps", "kubernetes",
-            "inference", "hpc", "serverless", "virtualization", "virtualisation",
+            "cloud",
+            "gpu",
+            "gpus",
+            "compute",
+            "computing",
+            "hosting",
+            "iaas",
+            "paas",
+            "infrastructure",
+            "server",
+            "datacenter",
+            "datacentre",
+            "vps",
+            "kubernetes",
+            "inference",
+            "hpc",
+            "serverless",
+            "virtualization",
+            "virtualisation",
         ],
     ),
     (
         "payments",
         &[
-            "payment", "gateway", "fintech", "checkout", "acquiring", "remittance", "wallet",
-            "upi", "card", "merchant", "pos", "money", "transfer", "finance", "financial",
-            "bank", "banking",
+            "payment",
+            "gateway",
+            "fintech",
+            "checkout",
+            "acquiring",
+            "remittance",
+            "wallet",
+            "upi",
+            "card",
+            "merchant",
+            "pos",
+            "money",
+            "transfer",
+            "finance",
+            "financial",
+            "bank",
+            "banking",
         ],
     ),
     (
         "banking and finance",
         &[
-            "bank", "banking", "finance", "financial", "lending", "loan", "credit", "insurance",
-            "investment", "fintech", "nbfc",
+            "bank",
+            "banking",
+            "finance",
+            "financial",
+            "lending",
+            "loan",
+            "credit",
+            "insurance",
+            "investment",
+            "fintech",
+            "nbfc",
         ],
     ),
     (
         "accounting",
         &[
-            "accounting", "bookkeeping", "invoicing", "invoice", "tax", "payroll", "erp",
-            "expense", "ledger",
+            "accounting",
+            "bookkeeping",
+            "invoicing",
+            "invoice",
+            "tax",
+            "payroll",
+            "erp",
+            "expense",
+            "ledger",
         ],
     ),
     (
         "logistics",
         &[
-            "logistics", "freight", "trucking", "truck", "shipping", "transport",
-            "transportation", "courier", "delivery", "haulage", "chain", "warehousing",
-            "warehouse", "cargo", "fleet",
+            "logistics",
+            "freight",
+            "trucking",
+            "truck",
+            "shipping",
+            "transport",
+            "transportation",
+            "courier",
+            "delivery",
+            "haulage",
+            "chain",
+            "warehousing",
+            "warehouse",
+            "cargo",
+            "fleet",
         ],
     ),
     (
         "artificial intelligence",
         &[
-            "ai", "ml", "llm", "intelligence", "learning", "model", "inference", "gpu", "gpus",
+            "ai",
+            "ml",
+            "llm",
+            "intelligence",
+            "learning",
+            "model",
+            "inference",
+            "gpu",
+            "gpus",
         ],
     ),
     (
         "security",
         &[
-            "security", "cybersecurity", "antivirus", "firewall", "vpn", "identity", "encryption",
+            "security",
+            "cybersecurity",
+            "antivirus",
+            "firewall",
+            "vpn",
+            "identity",
+            "encryption",
         ],
     ),
     (
         "health",
         &[
-            "health", "healthcare", "medical", "clinic", "hospital", "pharmacy", "pharma",
+            "health",
+            "healthcare",
+            "medical",
+            "clinic",
+            "hospital",
+            "pharmacy",
+            "pharma",
             "wellness",
         ],
     ),
     (
         "food",
-        &["food", "restaurant", "cafe", "bakery", "grocery", "catering", "dining"],
+        &[
+            "food",
+            "restaurant",
+            "cafe",
+            "bakery",
+            "grocery",
+            "catering",
+            "dining",
+        ],
     ),
     (
         "marketing",
         &[
-            "marketing", "crm", "advertising", "seo", "email", "campaign", "sales",
+            "marketing",
+            "crm",
+            "advertising",
+            "seo",
+            "email",
+            "campaign",
+            "sales",
         ],
     ),
     (
         "education",
-        &["education", "school", "university", "course", "learning", "training"],
+        &[
+            "education",
+            "school",
+            "university",
+            "course",
+            "learning",
+            "training",
+        ],
     ),
     (
         "travel",
@@ -124,22 +223,137 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
 /// Words that say nothing about an industry: site chrome, kinds of page,
 /// news sections, schema.org's generic types.
 const GENERIC: &[&str] = &[
-    "home", "homepage", "index", "main", "page", "pages", "site", "web", "website", "www",
-    "category", "categories", "all", "top", "best", "new", "more", "other", "en", "us", "uk",
-    "review", "reviews", "rating", "ratings", "compare", "comparison", "alternatives",
-    "vs", "pricing", "price", "prices", "features", "overview", "details", "about",
-    "product", "products", "software", "app", "apps", "application", "applications",
-    "tool", "tools", "service", "services", "solution", "solutions", "platform",
-    "platforms", "business", "businesses", "company", "companies", "enterprise", "industry",
-    "industries", "technology", "technologies", "tech", "news", "article", "articles",
-    "blog", "blogs", "post", "posts", "posting", "story", "stories", "opinion", "analysis",
-    "world", "local", "markets", "market", "economy", "startups", "startup", "science",
-    "lifestyle", "video", "videos", "thing", "creative", "work", "organization",
-    "organisation", "corporation", "person", "item", "list", "breadcrumb", "webpage",
-    "website", "collection", "search", "results", "and", "or", "the", "of", "for", "in",
-    "to", "a", "an", "with", "by", "on", "local", "online", "free", "guide", "guides",
-    "directory", "listing", "listings", "profile", "profiles", "resources", "docs",
-    "documentation", "help", "support", "faq", "object", "type", "general", "misc",
+    "home",
+    "homepage",
+    "index",
+    "main",
+    "page",
+    "pages",
+    "site",
+    "web",
+    "website",
+    "www",
+    "category",
+    "categories",
+    "all",
+    "top",
+    "best",
+    "new",
+    "more",
+    "other",
+    "en",
+    "us",
+    "uk",
+    "review",
+    "reviews",
+    "rating",
+    "ratings",
+    "compare",
+    "comparison",
+    "alternatives",
+    "vs",
+    "pricing",
+    "price",
+    "prices",
+    "features",
+    "overview",
+    "details",
+    "about",
+    "product",
+    "products",
+    "software",
+    "app",
+    "apps",
+    "application",
+    "applications",
+    "tool",
+    "tools",
+    "service",
+    "services",
+    "solution",
+    "solutions",
+    "platform",
+    "platforms",
+    "business",
+    "businesses",
+    "company",
+    "companies",
+    "enterprise",
+    "industry",
+    "industries",
+    "technology",
+    "technologies",
+    "tech",
+    "news",
+    "article",
+    "articles",
+    "blog",
+    "blogs",
+    "post",
+    "posts",
+    "posting",
+    "story",
+    "stories",
+    "opinion",
+    "analysis",
+    "world",
+    "local",
+    "markets",
+    "market",
+    "economy",
+    "startups",
+    "startup",
+    "science",
+    "lifestyle",
+    "video",
+    "videos",
+    "thing",
+    "creative",
+    "work",
+    "organization",
+    "organisation",
+    "corporation",
+    "person",
+    "item",
+    "list",
+    "breadcrumb",
+    "webpage",
+    "website",
+    "collection",
+    "search",
+    "results",
+    "and",
+    "or",
+    "the",
+    "of",
+    "for",
+    "in",
+    "to",
+    "a",
+    "an",
+    "with",
+    "by",
+    "on",
+    "local",
+    "online",
+    "free",
+    "guide",
+    "guides",
+    "directory",
+    "listing",
+    "listings",
+    "profile",
+    "profiles",
+    "resources",
+    "docs",
+    "documentation",
+    "help",
+    "support",
+    "faq",
+    "object",
+    "type",
+    "general",
+    "misc",
 ];
 
 /// Folds one word: lowercase letters and digits, a plural `s` dropped.
@@ -325,10 +539,11 @@ pub fn read_html(html: &str, entity_base: &str) -> PageSignals {
         if types.iter().any(|t| t == "BreadcrumbList") {
             if let Some(Value::Array(list)) = o.get("itemListElement") {
                 for el in list {
-                    let name = el
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .or_else(|| el.get("item").and_then(|i| i.get("name")).and_then(Value::as_str));
+                    let name = el.get("name").and_then(Value::as_str).or_else(|| {
+                        el.get("item")
+                            .and_then(|i| i.get("name"))
+                            .and_then(Value::as_str)
+                    });
                     if let Some(n) = name {
                         push(&mut s.categories, "breadcrumbs", n);
                     }
@@ -397,7 +612,11 @@ fn breadcrumbs_html(doc: &Document, out: &mut Vec<Signal>) {
         }
         let sel = dom_query::Selection::from(node.clone());
         let items = sel.select("li");
-        let items = if items.exists() { items } else { sel.select("a") };
+        let items = if items.exists() {
+            items
+        } else {
+            sel.select("a")
+        };
         if items.exists() {
             for item in items.nodes() {
                 push(out, "breadcrumbs", &item.text());
@@ -415,8 +634,31 @@ fn breadcrumbs_html(doc: &Document, out: &mut Vec<Signal>) {
 /// Countries by ISO 3166 code with the names and short forms pages use.
 const COUNTRIES: &[(&str, &[&str])] = &[
     ("IN", &["india", "bharat", "ind"]),
-    ("GB", &["united kingdom", "uk", "great britain", "britain", "england", "scotland", "wales", "northern ireland", "gbr"]),
-    ("US", &["united states", "united states of america", "usa", "america", "u s", "u s a"]),
+    (
+        "GB",
+        &[
+            "united kingdom",
+            "uk",
+            "great britain",
+            "britain",
+            "england",
+            "scotland",
+            "wales",
+            "northern ireland",
+            "gbr",
+        ],
+    ),
+    (
+        "US",
+        &[
+            "united states",
+            "united states of america",
+            "usa",
+            "america",
+            "u s",
+            "u s a",
+        ],
+    ),
     ("DE", &["germany", "deutschland", "deu"]),
     ("FR", &["france", "fra"]),
     ("IE", &["ireland", "irl"]),
@@ -557,7 +799,10 @@ mod tests {
             BTreeSet::new(),
             "a generic schema type is no category"
         );
-        assert_eq!(terms("GPU Clouds"), ["cloud", "gpu"].map(String::from).into());
+        assert_eq!(
+            terms("GPU Clouds"),
+            ["cloud", "gpu"].map(String::from).into()
+        );
     }
 
     #[test]
@@ -590,7 +835,12 @@ mod tests {
 </script></head><body><nav aria-label="Breadcrumb"><ol><li><a href="/">Home</a></li><li><a href="/accounting">Accounting</a></li></ol></nav></body></html>"#;
         let s = read_html(html, "nimbus");
         let cats: Vec<&str> = s.categories.iter().map(|c| c.value.as_str()).collect();
-        for want in ["Accounting", "Accounting Software", "Finance Tools", "BusinessApplication"] {
+        for want in [
+            "Accounting",
+            "Accounting Software",
+            "Finance Tools",
+            "BusinessApplication",
+        ] {
             assert!(cats.contains(&want), "{want} in {cats:?}");
         }
         assert_eq!(s.brands, vec!["Nimbus Books".to_string()]);
@@ -605,9 +855,15 @@ mod tests {
             split_legal_form("Orla Freight Ltd."),
             ("orla freight".into(), Some("Ltd"))
         );
-        assert_eq!(split_legal_form("Orla Freight"), ("orla freight".into(), None));
         assert_eq!(
-            legal_forms_after("orla freight", "Orla Freight GmbH, Berlin. Orla Freight is big."),
+            split_legal_form("Orla Freight"),
+            ("orla freight".into(), None)
+        );
+        assert_eq!(
+            legal_forms_after(
+                "orla freight",
+                "Orla Freight GmbH, Berlin. Orla Freight is big."
+            ),
             ["GmbH"].into()
         );
         assert_eq!(

@@ -364,9 +364,10 @@ fn contradiction(
         let mut agrees = false;
         for s in &signals.countries {
             let codes = category::countries_in(&s.value);
-            let in_city = city
-                .as_deref()
-                .is_some_and(|c| !c.is_empty() && format!(" {} ", category::fold_words(&s.value)).contains(&format!(" {c} ")));
+            let in_city = city.as_deref().is_some_and(|c| {
+                !c.is_empty()
+                    && format!(" {} ", category::fold_words(&s.value)).contains(&format!(" {c} "))
+            });
             if in_city || codes.iter().any(|c| wanted.contains(c)) {
                 agrees = true;
             } else if !codes.is_empty() {
@@ -386,7 +387,10 @@ fn contradiction(
             .iter()
             .flat_map(|i| category::terms(i))
             .collect();
-        let title_says_industry = anchors.industry.iter().any(|i| contains_words(&fold(title), i));
+        let title_says_industry = anchors
+            .industry
+            .iter()
+            .any(|i| contains_words(&fold(title), i));
         let mut cats: Vec<&category::Signal> = signals.categories.iter().collect();
         let from_url = category::url_categories(url);
         cats.extend(from_url.iter());
@@ -394,13 +398,17 @@ fn contradiction(
         // breadcrumb says nothing about cloud computing).
         let own = category::terms(&base);
         let terms_of = |s: &category::Signal| -> std::collections::BTreeSet<String> {
-            category::terms(&s.value).difference(&own).cloned().collect()
+            category::terms(&s.value)
+                .difference(&own)
+                .cloned()
+                .collect()
         };
         let cats: Vec<&category::Signal> = cats
             .into_iter()
             .filter(|s| !terms_of(s).is_empty())
             .collect();
-        let page: std::collections::BTreeSet<String> = cats.iter().flat_map(|s| terms_of(s)).collect();
+        let page: std::collections::BTreeSet<String> =
+            cats.iter().flat_map(|s| terms_of(s)).collect();
         if !industry.is_empty()
             && !cats.is_empty()
             && !title_says_industry

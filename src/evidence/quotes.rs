@@ -248,7 +248,9 @@ mod tests {
             let k = picks.get(i % picks.len().max(1)).copied().unwrap_or(0) as usize;
             let pick = |opts: &[&str]| opts[k % opts.len()].to_string();
             out.push_str(&match c {
-                ' ' => pick(&[" ", "\\n", "\\t", "\u{00A0}", "  ", "&nbsp;", "\\u00a0", "\n "]),
+                ' ' => pick(&[
+                    " ", "\\n", "\\t", "\u{00A0}", "  ", "&nbsp;", "\\u00a0", "\n ",
+                ]),
                 '\u{2019}' => pick(&["'", "\\u2019", "&#8217;", "&rsquo;", "\u{2019}", "`"]),
                 '\u{201C}' => pick(&["\"", "\\\"", "&quot;", "&#8220;", "\\u201c", "&ldquo;"]),
                 '\u{201D}' => pick(&["\"", "\\\"", "&quot;", "&#x201D;", "\\u201D", "&rdquo;"]),

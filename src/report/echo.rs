@@ -82,7 +82,9 @@ fn code_tokens(text: &str) -> BTreeSet<String> {
             let letter = t.chars().any(char::is_alphabetic);
             let digit = t.chars().any(|c| c.is_ascii_digit());
             let joined_caps = t.contains(['-', '_'])
-                && t.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase);
+                && t.chars()
+                    .filter(|c| c.is_alphabetic())
+                    .all(char::is_uppercase);
             (letter && digit) || (letter && joined_caps)
         })
         .map(str::to_string)
@@ -115,8 +117,14 @@ impl EchoLibrary {
         }
         let ws = words(sentence);
         for shingle in shingles(&ws) {
-            if let Some(h) = self.quarantined.iter().find(|h| h.shingles.contains(&shingle))
-                && !self.accepted.iter().any(|a| a.contains(&format!(" {shingle} ")))
+            if let Some(h) = self
+                .quarantined
+                .iter()
+                .find(|h| h.shingles.contains(&shingle))
+                && !self
+                    .accepted
+                    .iter()
+                    .any(|a| a.contains(&format!(" {shingle} ")))
             {
                 return Some(format!(
                     "it repeats text found only in a quarantined page ({})",
@@ -267,7 +275,10 @@ pub fn remove(markdown: &str, echoes: &[Echo]) -> Enforced {
         .filter(|(i, l)| !(touched.contains(&(i + 1)) && segment::is_husk(l)))
         .map(|(i, l)| {
             if touched.contains(&(i + 1)) {
-                l.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+                l.split(' ')
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             } else {
                 l.to_string()
             }
@@ -317,14 +328,24 @@ mod tests {
             assert!(!fixed.markdown.contains(gone), "{gone}: {}", fixed.markdown);
         }
         assert!(fixed.markdown.contains("based in Leeds [1]."));
-        assert!(fixed.markdown.contains("## Gaps\n\n- Security: removed a sentence"));
+        assert!(
+            fixed
+                .markdown
+                .contains("## Gaps\n\n- Security: removed a sentence")
+        );
     }
 
     #[test]
     fn text_also_on_an_accepted_page_is_no_echo() {
         let md = "Orla Freight is a trucking company based in Leeds, the sources agree [1].\n";
         assert!(find(md, &library()).is_empty());
-        assert!(find("Plain text with 2024 numbers and SKU-free words.", &library()).is_empty());
+        assert!(
+            find(
+                "Plain text with 2024 numbers and SKU-free words.",
+                &library()
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -15,10 +15,26 @@ const SITE: &str = "https://www.reviewhub.example/";
 
 /// (page, expected verdict, a word the reason must carry)
 const MATRIX: &[(&str, Verdict, &str)] = &[
-    ("cloud-computing/gpu-cloud/corvid-cloud", Verdict::Accepted, ""),
-    ("accounting-software/corvid-cloud", Verdict::Rejected, "category"),
-    ("cloud-computing/gpu-cloud/corvid-cloud-de", Verdict::Rejected, "country"),
-    ("cloud-computing/gpu-cloud/corvid-cloud-inc", Verdict::Rejected, "legal form"),
+    (
+        "cloud-computing/gpu-cloud/corvid-cloud",
+        Verdict::Accepted,
+        "",
+    ),
+    (
+        "accounting-software/corvid-cloud",
+        Verdict::Rejected,
+        "category",
+    ),
+    (
+        "cloud-computing/gpu-cloud/corvid-cloud-de",
+        Verdict::Rejected,
+        "country",
+    ),
+    (
+        "cloud-computing/gpu-cloud/corvid-cloud-inc",
+        Verdict::Rejected,
+        "legal form",
+    ),
 ];
 
 fn anchors() -> EntityAnchors {
@@ -45,10 +61,15 @@ fn the_identity_gate_tells_lookalikes_on_one_site_apart() {
     let mut table = String::from("page | expected | got | reason\n");
     for (path, want, why) in MATRIX {
         let url = format!("{SITE}{path}");
-        let (verdict, reason) = got.get(&url).unwrap_or_else(|| panic!("{url} not in {got:?}"));
+        let (verdict, reason) = got
+            .get(&url)
+            .unwrap_or_else(|| panic!("{url} not in {got:?}"));
         table.push_str(&format!("{path} | {want:?} | {verdict:?} | {reason}\n"));
         assert_eq!(verdict, want, "{url}: {reason}");
-        assert!(reason.contains(why), "{url}: the reason names the {why}: {reason}");
+        assert!(
+            reason.contains(why),
+            "{url}: the reason names the {why}: {reason}"
+        );
     }
     println!("{table}");
     // The same pages without an industry, country or legal form to hold
@@ -58,7 +79,12 @@ fn the_identity_gate_tells_lookalikes_on_one_site_apart() {
         ..Default::default()
     };
     for d in corpus.docs() {
-        assert_eq!(assess(d, &bare, "2026-11-29").verdict, Verdict::Accepted, "{}", d.url);
+        assert_eq!(
+            assess(d, &bare, "2026-11-29").verdict,
+            Verdict::Accepted,
+            "{}",
+            d.url
+        );
     }
 }
 
@@ -105,7 +131,11 @@ fn a_run_cites_the_genuine_page_and_names_why_the_others_were_rejected() {
         }
     }
     assert!(
-        judged.values().filter(|(v, _)| *v == Verdict::Rejected).count() >= 2,
+        judged
+            .values()
+            .filter(|(v, _)| *v == Verdict::Rejected)
+            .count()
+            >= 2,
         "the run read the look-alikes: {judged:?}"
     );
     let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
@@ -114,5 +144,8 @@ fn a_run_cites_the_genuine_page_and_names_why_the_others_were_rejected() {
     for other in ["accounting-software", "corvid-cloud-de", "corvid-cloud-inc"] {
         assert!(!sources.contains(other), "{other} cited: {sources}");
     }
-    assert!(report.contains("different entity with a similar name"), "{report}");
+    assert!(
+        report.contains("different entity with a similar name"),
+        "{report}"
+    );
 }

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
+use crate::document::normalize_url;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
-use crate::document::normalize_url;
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, injection, quotes};
 use crate::evidence::{Finding, Findings};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
@@ -221,11 +221,7 @@ impl Tool for SubmitFindings {
         // reach neither the report nor evidence.json.
         for (i, why) in &instructions {
             let f = &args.findings[*i];
-            gaps.push(format!(
-                "dropped finding {} (from {}): {why}",
-                i + 1,
-                f.url
-            ));
+            gaps.push(format!("dropped finding {} (from {}): {why}", i + 1, f.url));
             let page = run.pages.get(&f.url).map(|(p, _)| p);
             run.record_evidence(EvidenceItem {
                 id: String::new(),
@@ -236,15 +232,20 @@ impl Tool for SubmitFindings {
                     snippet: WITHHELD.into(),
                     event_date: None,
                 },
-                source: page.as_ref().map(SourceRef::of).unwrap_or_else(|| SourceRef {
-                    url: f.url.clone(),
-                    domain: crate::document::host_of(&f.url),
-                    source_type: crate::document::SourceType::Other,
-                    published: None,
-                    updated: None,
-                    retrieved: run.today.clone(),
-                }),
-                scores: Scores::from_identity(page.as_ref().map(|p| p.identity.score).unwrap_or(0.0)),
+                source: page
+                    .as_ref()
+                    .map(SourceRef::of)
+                    .unwrap_or_else(|| SourceRef {
+                        url: f.url.clone(),
+                        domain: crate::document::host_of(&f.url),
+                        source_type: crate::document::SourceType::Other,
+                        published: None,
+                        updated: None,
+                        retrieved: run.today.clone(),
+                    }),
+                scores: Scores::from_identity(
+                    page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
+                ),
                 accepted: false,
                 flags: vec![format!("findings_gate: {why}")],
             });
@@ -526,7 +527,11 @@ pub(crate) fn claim_library(run: &RunCtx, markdown: &str) -> Library {
     let mut library = Library::new();
     for n in cited {
         // A page quarantined after it was numbered is no source.
-        let Some(page) = run.pages.by_number(n).filter(|p| p.verdict == Verdict::Accepted) else {
+        let Some(page) = run
+            .pages
+            .by_number(n)
+            .filter(|p| p.verdict == Verdict::Accepted)
+        else {
             continue;
         };
         let findings: Vec<String> = evidence

@@ -341,7 +341,7 @@ impl RunCtx {
         let hits = patterns
             .iter()
             .map(|p| crate::evidence::injection::InjectionHit {
-                pattern: *p,
+                pattern: p,
                 location: location.to_string(),
             })
             .collect();

@@ -610,7 +610,7 @@ fn breadcrumbs_html(doc: &Document, out: &mut Vec<Signal>) {
         if !marked {
             continue;
         }
-        let sel = dom_query::Selection::from(node.clone());
+        let sel = dom_query::Selection::from(*node);
         let items = sel.select("li");
         let items = if items.exists() {
             items

@@ -85,7 +85,7 @@ fn code_tokens(text: &str) -> BTreeSet<String> {
                 && t.chars()
                     .filter(|c| c.is_alphabetic())
                     .all(char::is_uppercase);
-            (letter && digit) || (letter && joined_caps)
+            letter && (digit || joined_caps)
         })
         .map(str::to_string)
         .collect()

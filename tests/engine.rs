@@ -615,8 +615,10 @@ async fn a_plan_that_restates_a_compound_question_is_sent_back_once() {
 async fn quotes_with_escape_artefacts_pass_the_findings_gate_but_changed_words_do_not() {
     // What a model copies out of JSON or HTML: `\n`, `\"`, `\u2019`,
     // entities, NBSP; the words are the page's.
-    let mangled = "PadmaPay charges a standard fee of 1.9%\\nper domestic card or UPI&nbsp;transaction.";
-    let changed = "PadmaPay charges a standard fee of 1.8%\\nper domestic card or UPI&nbsp;transaction.";
+    let mangled =
+        "PadmaPay charges a standard fee of 1.9%\\nper domestic card or UPI&nbsp;transaction.";
+    let changed =
+        "PadmaPay charges a standard fee of 1.8%\\nper domestic card or UPI&nbsp;transaction.";
     let lead = Script::new(vec![
         calls(&[(
             "task",

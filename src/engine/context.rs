@@ -350,6 +350,15 @@ impl RunCtx {
             location.replace('_', " ")
         );
         if let Some(page) = self.pages.quarantine(url, hits, reason) {
+            // pages/ keeps accepted pages only: what quotes are checked against.
+            match std::fs::remove_file(self.run_dir.page_text_path(&page.url)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => self.emitter.warning(
+                    agent,
+                    "write_failed",
+                    format!("could not remove the text of quarantined {}: {e}", page.url),
+                ),
+                _ => {}
+            }
             self.emitter.emit(
                 agent,
                 crate::protocol::EventBody::Evidence {

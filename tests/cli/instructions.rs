@@ -186,6 +186,13 @@ fn instructions_quoted_as_evidence_are_dropped_and_their_pages_quarantined() {
         report.contains("## Security notes") && report.contains(WIKI_URL),
         "{report}"
     );
+    for f in super::common::run_files(&dir.join("pages")) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            !text.contains("CANARY-GATE"),
+            "pages/ keeps accepted pages only: {f:?}"
+        );
+    }
     let sources = std::fs::read_to_string(dir.join("sources.json")).unwrap();
     assert!(
         !sources.contains("devwiki") && !sources.contains("forum.example"),

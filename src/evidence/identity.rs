@@ -634,6 +634,108 @@ mod tests {
         }
     }
 
+    fn corvid() -> EntityAnchors {
+        EntityAnchors {
+            name: Some("Corvid Cloud Ltd".into()),
+            country: Some("United Kingdom".into()),
+            industry: vec!["GPU cloud".into()],
+            ..Default::default()
+        }
+    }
+
+    fn signals(categories: &[&str], countries: &[&str]) -> PageSignals {
+        let sig = |from: &'static str, v: &&str| category::Signal {
+            from,
+            value: v.to_string(),
+        };
+        PageSignals {
+            categories: categories.iter().map(|v| sig("breadcrumbs", v)).collect(),
+            countries: countries
+                .iter()
+                .map(|v| sig("JSON-LD address", v))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn markup_that_contradicts_the_anchors_rejects_and_says_why() {
+        let text = "Corvid Cloud is reviewed here by its users in the United Kingdom.";
+        let url = "https://reviews.example/p/corvid-cloud";
+        let ok = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            text,
+            &signals(&["Home", "GPU Cloud"], &["GB"]),
+        );
+        assert!(ok.passes(), "{ok:?}");
+        let cat = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            text,
+            &signals(&["Accounting Software"], &[]),
+        );
+        assert!(
+            cat.lookalike
+                .as_deref()
+                .is_some_and(|r| r.contains("category") && r.contains("Accounting Software")),
+            "{cat:?}"
+        );
+        let abroad = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            text,
+            &signals(&[], &["Berlin, Germany"]),
+        );
+        assert!(
+            abroad
+                .lookalike
+                .as_deref()
+                .is_some_and(|r| r.contains("country")),
+            "{abroad:?}"
+        );
+        let inc = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            "Corvid Cloud Inc. rents GPUs in the United Kingdom.",
+            &PageSignals::default(),
+        );
+        assert!(
+            inc.lookalike
+                .as_deref()
+                .is_some_and(|r| r.contains("legal form")),
+            "{inc:?}"
+        );
+        // The URL alone can say the category.
+        let by_url = check_with(
+            &corvid(),
+            "https://reviews.example/accounting-software/corvid-cloud",
+            "Corvid Cloud",
+            text,
+            &PageSignals::default(),
+        );
+        assert!(!by_url.passes(), "{by_url:?}");
+        // Without an industry, a country or a legal form, nothing contradicts.
+        let bare = EntityAnchors {
+            name: Some("Corvid Cloud".into()),
+            ..Default::default()
+        };
+        assert!(
+            check_with(
+                &bare,
+                url,
+                "Corvid Cloud",
+                "Corvid Cloud Inc. in Germany.",
+                &signals(&["Accounting"], &["DE"])
+            )
+            .passes()
+        );
+    }
+
     #[test]
     fn hosts() {
         assert_eq!(host_of("https://www.A.example:8080/x?y"), "a.example");

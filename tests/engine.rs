@@ -610,3 +610,80 @@ async fn a_plan_that_restates_a_compound_question_is_sent_back_once() {
         "only the corrected plan is recorded, with the question's kind"
     );
 }
+
+#[tokio::test]
+async fn quotes_with_escape_artefacts_pass_the_findings_gate_but_changed_words_do_not() {
+    // What a model copies out of JSON or HTML: `\n`, `\"`, `\u2019`,
+    // entities, NBSP; the words are the page's.
+    let mangled =
+        "PadmaPay charges a standard fee of 1.9%\\nper domestic card or UPI&nbsp;transaction.";
+    let changed =
+        "PadmaPay charges a standard fee of 1.8%\\nper domestic card or UPI&nbsp;transaction.";
+    let lead = Script::new(vec![
+        calls(&[(
+            "task",
+            json!({"description": "Aspect: pricing\nEntity: PadmaPay\n"}),
+        )]),
+        calls(&[(
+            "submit_report",
+            json!({"markdown": "# R\n\nPadmaPay charges a standard fee of 1.9% per domestic card or UPI transaction [1]."}),
+        )]),
+    ]);
+    let sub = Script::new(vec![
+        calls(&[(
+            "fetch_url",
+            json!({"url": "https://padmapay.example/pricing"}),
+        )]),
+        calls(&[(
+            "submit_findings",
+            json!({
+                "summary": "pricing",
+                "findings": [
+                    {"claim": "fee", "quote": mangled, "url": "https://padmapay.example/pricing"},
+                    {"claim": "fee", "quote": changed, "url": "https://padmapay.example/pricing"}
+                ],
+                "gaps": []
+            }),
+        )]),
+        calls(&[(
+            "submit_findings",
+            json!({
+                "summary": "pricing",
+                "findings": [{"claim": "fee", "quote": mangled, "url": "https://padmapay.example/pricing"}],
+                "gaps": []
+            }),
+        )]),
+    ]);
+    let (events, _, _) = run_scripted(lead, sub.clone(), false).await;
+    let bounce = sub.requests()[2]
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Tool)
+        .unwrap()
+        .content
+        .clone();
+    assert!(
+        bounce.contains("finding 2") && !bounce.contains("finding 1"),
+        "only the changed number bounced: {bounce}"
+    );
+    // The page came as plain text under header lines, not escaped JSON.
+    let view = sub.requests()[1]
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Tool)
+        .unwrap()
+        .content
+        .clone();
+    assert!(
+        view.contains("\nSource: [1] https://padmapay.example/pricing\nTitle: ")
+            && !view.contains("\"text\":"),
+        "{view}"
+    );
+    let findings = events.iter().find_map(|e| match &e.body {
+        EventBody::SubagentFindings { findings, .. } => Some(findings.clone()),
+        _ => None,
+    });
+    assert_eq!(findings.unwrap().len(), 1);
+}

@@ -304,11 +304,72 @@ impl RunCtx {
             .known_bad(self.anchors.name.as_deref(), &crate::document::host_of(url))
     }
 
+    /// Every sub-researcher's findings, less those drawn from a page
+    /// quarantined since they were handed back.
     pub fn all_findings(&self) -> Vec<Findings> {
-        self.findings
+        let mut all = self
+            .findings
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
+            .clone();
+        let hostile: std::collections::HashSet<String> = self
+            .pages
+            .pages()
+            .into_iter()
+            .filter(|p| p.verdict == crate::protocol::Verdict::Quarantined)
+            .map(|p| crate::document::normalize_url(&p.url))
+            .collect();
+        if !hostile.is_empty() {
+            for f in &mut all {
+                f.findings
+                    .retain(|x| !hostile.contains(&crate::document::normalize_url(&x.url)));
+            }
+        }
+        all
+    }
+
+    /// Quarantines an accepted page after the fact: a sentence of it, met as
+    /// a claim or a finding (`location`), reads as an instruction aimed at
+    /// AI agents. Instructions are never evidence, and nothing else of the
+    /// page is used either. The verdict is announced as an `evidence` event.
+    pub fn quarantine_late(
+        &self,
+        agent: &str,
+        url: &str,
+        location: &str,
+        patterns: &[&'static str],
+    ) {
+        let hits = patterns
+            .iter()
+            .map(|p| crate::evidence::injection::InjectionHit {
+                pattern: p,
+                location: location.to_string(),
+            })
+            .collect();
+        let reason = format!(
+            "carries instructions aimed at AI agents ({}, met when it was quoted as evidence)",
+            location.replace('_', " ")
+        );
+        if let Some(page) = self.pages.quarantine(url, hits, reason) {
+            // pages/ keeps accepted pages only: what quotes are checked against.
+            match std::fs::remove_file(self.run_dir.page_text_path(&page.url)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => self.emitter.warning(
+                    agent,
+                    WarningCode::WriteFailed,
+                    format!("could not remove the text of quarantined {}: {e}", page.url),
+                ),
+                _ => {}
+            }
+            self.emitter.emit(
+                agent,
+                crate::protocol::EventBody::Evidence {
+                    url: page.url.clone(),
+                    verdict: page.verdict,
+                    reason: page.reason.clone(),
+                    identity: page.identity.score,
+                },
+            );
+        }
     }
 
     pub fn next_subagent_id(&self) -> String {
@@ -328,11 +389,7 @@ impl RunCtx {
 
     /// Wraps untrusted text in this run's delimiters.
     pub fn spotlight(&self, text: &str) -> String {
-        let m = &self.spotlight;
-        format!(
-            "<<untrusted-data {m}>>\n{}\n<</untrusted-data {m}>>",
-            text.replace(m.as_str(), "")
-        )
+        super::spotlight::wrap(&self.spotlight, text)
     }
 }
 

@@ -10,8 +10,10 @@ pub mod entity;
 pub mod extract;
 pub mod model;
 mod orchestrator;
+pub mod page_view;
 pub mod prompts;
 pub mod sources;
+pub mod spotlight;
 pub mod subresearcher;
 pub mod tools;
 

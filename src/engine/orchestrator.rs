@@ -294,6 +294,8 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         )
     });
 
+    // No report echoes instructions from pages (the report gate's check).
+    let markdown = super::tools::submit::remove_echoes(ctx, &markdown);
     // Every report passes its own claim check: what the gate did not see
     // (salvaged reports, plain-text reports) is checked here the same way.
     let (markdown, claims) = {

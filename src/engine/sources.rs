@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::document::normalize_url;
+use crate::evidence::injection::InjectionHit;
 use crate::evidence::{EvidenceItem, Page};
 use crate::protocol::Verdict;
 
@@ -96,6 +97,34 @@ impl PageStore {
         let id = item.id.clone();
         inner.evidence.push(item);
         id
+    }
+
+    /// Quarantines a page found hostile after it was accepted (a sentence of
+    /// it, quoted as evidence, reads as an instruction aimed at AI agents):
+    /// it keeps its number, so citations elsewhere do not shift, but it is
+    /// no longer a source, and every claim drawn from it is withdrawn.
+    /// Returns the page when this changed its verdict.
+    pub fn quarantine(&self, url: &str, hits: Vec<InjectionHit>, reason: String) -> Option<Page> {
+        let mut inner = self.lock();
+        let &i = inner.by_url.get(&normalize_url(url))?;
+        let page = &mut inner.pages[i];
+        if page.verdict == Verdict::Quarantined {
+            return None;
+        }
+        page.verdict = Verdict::Quarantined;
+        page.reason = Some(reason);
+        page.injection.extend(hits);
+        let page = page.clone();
+        for e in inner
+            .evidence
+            .iter_mut()
+            .filter(|e| e.accepted && e.source.url == page.url)
+        {
+            e.accepted = false;
+            e.flags
+                .push("page quarantined: it carries instructions aimed at AI agents".into());
+        }
+        Some(page)
     }
 
     pub fn evidence(&self) -> Vec<EvidenceItem> {

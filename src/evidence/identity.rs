@@ -207,8 +207,22 @@ fn contains_words(haystack_folded: &str, needle: &str) -> bool {
     padded.contains(&format!(" {needle} "))
 }
 
-/// Scores one page against the anchors.
+/// Scores one page against the anchors, from its words alone.
 pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> IdentityCheck {
+    check_with(anchors, url, title, text, &PageSignals::default())
+}
+
+/// Scores one page against the anchors, reading its category, country and
+/// legal-name signals too ([`super::category`]): a page that names the
+/// entity but sits in another industry, another country or carries another
+/// legal form is a look-alike, and the reason says which signal said so.
+pub fn check_with(
+    anchors: &EntityAnchors,
+    url: &str,
+    title: &str,
+    text: &str,
+    signals: &PageSignals,
+) -> IdentityCheck {
     let Some(name) = anchors.name.as_deref().filter(|n| !n.trim().is_empty()) else {
         // Nothing to check against: no gate.
         return IdentityCheck {
@@ -296,10 +310,16 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
     } else {
         0.5 * name_score + 0.5 * (anchor_hits as f64 / anchor_total as f64)
     };
-    let lookalike = (variant && anchor_hits == 0).then(|| {
-        "names a different entity with a similar name and matches none of the identity anchors"
-            .to_string()
-    });
+    let lookalike = (variant && anchor_hits == 0)
+        .then(|| {
+            "names a different entity with a similar name and matches none of the identity anchors"
+                .to_string()
+        })
+        .or_else(|| {
+            (name_score > 0.0)
+                .then(|| contradiction(anchors, name, url, title, &body_raw, signals))
+                .flatten()
+        });
     IdentityCheck {
         score: (score * 100.0).round() / 100.0,
         matched,
@@ -308,6 +328,113 @@ pub fn check(anchors: &EntityAnchors, url: &str, title: &str, text: &str) -> Ide
     }
 }
 
+/// Why a page that names the entity is about another one: its category
+/// shares nothing with the anchors' industry, its address is in another
+/// country, or it gives the name another legal form.
+fn contradiction(
+    anchors: &EntityAnchors,
+    name: &str,
+    url: &str,
+    title: &str,
+    body: &str,
+    signals: &PageSignals,
+) -> Option<String> {
+    let (base, form) = category::split_legal_form(name);
+    if let Some(form) = form {
+        let mut forms = category::legal_forms_after(&base, &format!("{title}\n{body}"));
+        for legal in &signals.legal_names {
+            if let (b, Some(f)) = category::split_legal_form(legal)
+                && b == base
+            {
+                forms.insert(f);
+            }
+        }
+        if !forms.is_empty() && !forms.contains(form) {
+            let named: Vec<String> = forms.iter().map(|f| format!("{f:?}")).collect();
+            return Some(format!(
+                "the page gives the name another legal form ({}), not {form:?} as in {name:?}",
+                named.join(", ")
+            ));
+        }
+    }
+    if let Some(country) = anchors.country.as_deref() {
+        let wanted = category::countries_in(country);
+        let city = anchors.city.as_deref().map(category::fold_words);
+        let mut found = Vec::new();
+        let mut agrees = false;
+        for s in &signals.countries {
+            let codes = category::countries_in(&s.value);
+            let in_city = city.as_deref().is_some_and(|c| {
+                !c.is_empty()
+                    && format!(" {} ", category::fold_words(&s.value)).contains(&format!(" {c} "))
+            });
+            if in_city || codes.iter().any(|c| wanted.contains(c)) {
+                agrees = true;
+            } else if !codes.is_empty() {
+                found.push(format!("{:?} ({})", s.value, s.from));
+            }
+        }
+        if !wanted.is_empty() && !agrees && !found.is_empty() {
+            return Some(format!(
+                "the page places the entity in another country: {}, not {country:?}",
+                found.join(", ")
+            ));
+        }
+    }
+    if !anchors.industry.is_empty() {
+        let industry: std::collections::BTreeSet<String> = anchors
+            .industry
+            .iter()
+            .flat_map(|i| category::terms(i))
+            .collect();
+        let title_says_industry = anchors
+            .industry
+            .iter()
+            .any(|i| contains_words(&fold(title), i));
+        let mut cats: Vec<&category::Signal> = signals.categories.iter().collect();
+        let from_url = category::url_categories(url);
+        cats.extend(from_url.iter());
+        // The entity's own name is no category ("Corvid Cloud" as the last
+        // breadcrumb says nothing about cloud computing).
+        let own = category::terms(&base);
+        let terms_of = |s: &category::Signal| -> std::collections::BTreeSet<String> {
+            category::terms(&s.value)
+                .difference(&own)
+                .cloned()
+                .collect()
+        };
+        let cats: Vec<&category::Signal> = cats
+            .into_iter()
+            .filter(|s| !terms_of(s).is_empty())
+            .collect();
+        let page: std::collections::BTreeSet<String> =
+            cats.iter().flat_map(|s| terms_of(s)).collect();
+        if !industry.is_empty()
+            && !cats.is_empty()
+            && !title_says_industry
+            && !category::overlap(&industry, &page)
+        {
+            let listed: Vec<String> = cats
+                .iter()
+                .take(4)
+                .map(|s| format!("{:?} ({})", s.value, s.from))
+                .collect();
+            let brand = signals
+                .brands
+                .first()
+                .map(|b| format!("; brand {b:?}"))
+                .unwrap_or_default();
+            return Some(format!(
+                "a same-named page in another category: {}{brand} shares nothing with the industry {:?}",
+                listed.join(", "),
+                anchors.industry.join(", ")
+            ));
+        }
+    }
+    None
+}
+
+use super::category::{self, PageSignals};
 use crate::document::host_of;
 
 #[cfg(test)]
@@ -505,6 +632,108 @@ mod tests {
             let c = check(&a, "https://x.example/", "", &text);
             proptest::prop_assert!(c.passes() || c.lookalike.is_some());
         }
+    }
+
+    fn corvid() -> EntityAnchors {
+        EntityAnchors {
+            name: Some("Corvid Cloud Ltd".into()),
+            country: Some("United Kingdom".into()),
+            industry: vec!["GPU cloud".into()],
+            ..Default::default()
+        }
+    }
+
+    fn signals(categories: &[&str], countries: &[&str]) -> PageSignals {
+        let sig = |from: &'static str, v: &&str| category::Signal {
+            from,
+            value: v.to_string(),
+        };
+        PageSignals {
+            categories: categories.iter().map(|v| sig("breadcrumbs", v)).collect(),
+            countries: countries
+                .iter()
+                .map(|v| sig("JSON-LD address", v))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn markup_that_contradicts_the_anchors_rejects_and_says_why() {
+        let text = "Corvid Cloud is reviewed here by its users in the United Kingdom.";
+        let url = "https://reviews.example/p/corvid-cloud";
+        let ok = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            text,
+            &signals(&["Home", "GPU Cloud"], &["GB"]),
+        );
+        assert!(ok.passes(), "{ok:?}");
+        let cat = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            text,
+            &signals(&["Accounting Software"], &[]),
+        );
+        assert!(
+            cat.lookalike
+                .as_deref()
+                .is_some_and(|r| r.contains("category") && r.contains("Accounting Software")),
+            "{cat:?}"
+        );
+        let abroad = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            text,
+            &signals(&[], &["Berlin, Germany"]),
+        );
+        assert!(
+            abroad
+                .lookalike
+                .as_deref()
+                .is_some_and(|r| r.contains("country")),
+            "{abroad:?}"
+        );
+        let inc = check_with(
+            &corvid(),
+            url,
+            "Corvid Cloud",
+            "Corvid Cloud Inc. rents GPUs in the United Kingdom.",
+            &PageSignals::default(),
+        );
+        assert!(
+            inc.lookalike
+                .as_deref()
+                .is_some_and(|r| r.contains("legal form")),
+            "{inc:?}"
+        );
+        // The URL alone can say the category.
+        let by_url = check_with(
+            &corvid(),
+            "https://reviews.example/accounting-software/corvid-cloud",
+            "Corvid Cloud",
+            text,
+            &PageSignals::default(),
+        );
+        assert!(!by_url.passes(), "{by_url:?}");
+        // Without an industry, a country or a legal form, nothing contradicts.
+        let bare = EntityAnchors {
+            name: Some("Corvid Cloud".into()),
+            ..Default::default()
+        };
+        assert!(
+            check_with(
+                &bare,
+                url,
+                "Corvid Cloud",
+                "Corvid Cloud Inc. in Germany.",
+                &signals(&["Accounting"], &["DE"])
+            )
+            .passes()
+        );
     }
 
     #[test]

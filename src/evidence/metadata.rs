@@ -99,7 +99,7 @@ pub fn read(doc: &Document) -> PageMeta {
 
 /// The content of `<meta property=NAME>` or `<meta name=NAME>`, matched
 /// without regard to case.
-fn meta(doc: &Document, name: &str) -> Option<String> {
+pub(super) fn meta(doc: &Document, name: &str) -> Option<String> {
     let sel = doc.select("meta[content]");
     sel.nodes().iter().find_map(|n| {
         let key = n.attr("property").or_else(|| n.attr("name"))?;
@@ -246,12 +246,12 @@ pub fn parse_date(s: &str) -> Option<String> {
 
 /// The JSON-LD items of a page, flattened: top-level objects, arrays,
 /// `@graph` members and `mainEntity` objects.
-struct JsonLd {
-    items: Vec<Value>,
+pub(super) struct JsonLd {
+    pub(super) items: Vec<Value>,
 }
 
 impl JsonLd {
-    fn from_document(doc: &Document) -> JsonLd {
+    pub(super) fn from_document(doc: &Document) -> JsonLd {
         let mut items = Vec::new();
         let scripts = doc.select("script");
         for node in scripts.nodes() {
@@ -410,7 +410,7 @@ fn flatten(v: Value, depth: usize, out: &mut Vec<Value>) {
 
 /// The `@type` names of an item, without a vocabulary prefix
 /// (`schema:NewsArticle`, `https://schema.org/NewsArticle`).
-fn types_of(o: &serde_json::Map<String, Value>) -> Vec<String> {
+pub(super) fn types_of(o: &serde_json::Map<String, Value>) -> Vec<String> {
     let bare = |s: &str| {
         s.rsplit(['/', ':', '#'])
             .next()

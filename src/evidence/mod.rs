@@ -4,6 +4,7 @@
 //! copies ([`dedup`]) and the merge into knowledge ([`merge`], with
 //! [`values`] for comparing claim values).
 
+pub mod category;
 pub mod clean;
 pub mod dedup;
 pub mod extract;
@@ -108,7 +109,15 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         .chars()
         .take(MAX_STORED_CHARS)
         .collect();
-    let identity = identity::check(anchors, &raw.url, &title, &text);
+    // What the markup says the page is about (category, country, legal
+    // name), read only when there is an entity to hold it against.
+    let signals = match (anchors.name.as_deref(), raw.content_type) {
+        (Some(name), ContentType::Html) => {
+            category::read_html(&raw.content, &category::split_legal_form(name).0)
+        }
+        _ => category::PageSignals::default(),
+    };
+    let identity = identity::check_with(anchors, &raw.url, &title, &text, &signals);
     let (verdict, reason) = if !injection.is_empty() {
         let mut places: Vec<&str> = injection.iter().map(|h| h.location.as_str()).collect();
         places.dedup();

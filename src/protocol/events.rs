@@ -290,6 +290,8 @@ pub enum WarningCode {
     ModelFallback,
     /// Report sentences their sources do not support were removed.
     UnsupportedClaims,
+    /// Report sentences echoing instructions or quarantined pages were removed.
+    EchoedInstructions,
     #[serde(other)]
     Other,
 }

@@ -4,6 +4,7 @@
 pub mod citations;
 pub mod claim_check;
 pub mod compose;
+pub mod echo;
 pub mod evidence_view;
 pub mod hygiene;
 

@@ -3,6 +3,8 @@ mod claims;
 mod commands;
 mod common;
 mod corpus_loading;
+mod instructions;
+mod lookalikes;
 mod online;
 mod planner;
 mod redteam;

@@ -3,25 +3,29 @@
 //! `submit_report`: scrubbed and citation-linted. Fixable defects bounce
 //! once (`revising`); what still fails is dropped and named.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
+use crate::document::normalize_url;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
-use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, quotes};
+use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, injection, quotes};
 use crate::evidence::{Finding, Findings};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
 use crate::report::claim_check::{self, Library, SourceInput};
+use crate::report::echo::{self, EchoLibrary, EchoPage};
 use crate::report::{citations, hygiene};
 
 /// The name models call `SubmitFindings` by.
 pub const SUBMIT_FINDINGS: &str = "submit_findings";
 /// The name models call `SubmitReport` by.
 pub const SUBMIT_REPORT: &str = "submit_report";
+/// What evidence.json keeps of a finding that carried an instruction.
+const WITHHELD: &str = "[withheld: instruction aimed at AI agents]";
 
 pub struct SubmitFindings;
 pub struct SubmitReport;
@@ -97,11 +101,63 @@ impl Tool for SubmitFindings {
             Err(e) => return e,
         };
         let run = &cx.run;
+        // Instructions are never evidence: a finding that reads as one is
+        // dropped (no bounce can fix it), and when its quote is verbatim on
+        // the page, the page is quarantined and its other findings go too.
+        let mut instructions: BTreeMap<usize, String> = BTreeMap::new();
+        let mut hostile: BTreeSet<String> = BTreeSet::new();
+        for (i, f) in args.findings.iter().enumerate() {
+            let in_quote = injection::scan_text(&quotes::unescape(&f.quote));
+            let in_claim: Vec<&str> = [Some(&f.claim), f.value.as_ref(), f.field.as_ref()]
+                .into_iter()
+                .flatten()
+                .flat_map(|t| injection::scan_text(t))
+                .collect();
+            if !in_quote.is_empty() {
+                if let Some((page, _)) = run.pages.get(&f.url)
+                    && page.verdict == Verdict::Accepted
+                    && quotes::quote_in_text(&f.quote, &page.text)
+                {
+                    run.quarantine_late(&cx.agent, &page.url, "finding", &in_quote);
+                    hostile.insert(normalize_url(&page.url));
+                }
+                instructions.insert(
+                    i,
+                    format!(
+                        "its quote reads as an instruction aimed at AI agents ({}); instructions are never evidence",
+                        in_quote.join(", ").replace('_', " ")
+                    ),
+                );
+            } else if !in_claim.is_empty() {
+                instructions.insert(
+                    i,
+                    format!(
+                        "its claim reads as an instruction aimed at AI agents ({}); instructions are never evidence",
+                        in_claim.join(", ").replace('_', " ")
+                    ),
+                );
+            }
+        }
+        for (i, f) in args.findings.iter().enumerate() {
+            let quarantined = hostile.contains(&normalize_url(&f.url))
+                || run
+                    .pages
+                    .get(&f.url)
+                    .is_some_and(|(p, _)| p.verdict == Verdict::Quarantined);
+            if !instructions.contains_key(&i) && quarantined {
+                instructions.insert(
+                    i,
+                    "its page was quarantined: it carries instructions aimed at AI agents".into(),
+                );
+            }
+        }
         let mut problems = Vec::new();
         let mut checked = Vec::new();
         for (i, f) in args.findings.iter().enumerate() {
             let n = i + 1;
-            let problem = if f.claim.trim().is_empty() {
+            let problem = if instructions.contains_key(&i) {
+                None
+            } else if f.claim.trim().is_empty() {
                 Some("claim is empty".to_string())
             } else if f.quote.trim().is_empty() {
                 Some("quote is empty".to_string())
@@ -173,6 +229,39 @@ impl Tool for SubmitFindings {
             .map(|g| g.trim().to_string())
             .filter(|g| !g.is_empty())
             .collect();
+        // Dropped instructions are named without their words, which must
+        // reach neither the report nor evidence.json.
+        for (i, why) in &instructions {
+            let f = &args.findings[*i];
+            gaps.push(format!("dropped finding {} (from {}): {why}", i + 1, f.url));
+            let page = run.pages.get(&f.url).map(|(p, _)| p);
+            run.record_evidence(EvidenceItem {
+                id: String::new(),
+                origin: cx.agent.clone(),
+                claim: Claim {
+                    field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
+                    value: WITHHELD.into(),
+                    snippet: WITHHELD.into(),
+                    event_date: None,
+                },
+                source: page
+                    .as_ref()
+                    .map(SourceRef::of)
+                    .unwrap_or_else(|| SourceRef {
+                        url: f.url.clone(),
+                        domain: crate::document::host_of(&f.url),
+                        source_type: crate::document::SourceType::Other,
+                        published: None,
+                        updated: None,
+                        retrieved: run.today.clone(),
+                    }),
+                scores: Scores::from_identity(
+                    page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
+                ),
+                accepted: false,
+                flags: vec![format!("findings_gate: {why}")],
+            });
+        }
         for (n, p) in &problems {
             let claim = &args.findings[n - 1].claim;
             gaps.push(format!(
@@ -366,6 +455,10 @@ impl Tool for SubmitReport {
                 c.problems.join("; ")
             ));
         }
+        // Report text never echoes what pages told an agent to write.
+        let echo_library = echo_library(run);
+        let echoes = echo::find(body, &echo_library);
+        problems.extend(echo::problems(body, &echoes));
         let first_try = {
             let mut st = cx.state();
             let first = st.report_bounces == 0;
@@ -392,13 +485,32 @@ impl Tool for SubmitReport {
                 deliverable: None,
             };
         }
-        // Second time round, what still fails is removed and named under Gaps.
-        let enforced = claim_check::remove_unsupported(&scrubbed.markdown, &check, &library);
+        // Second time round, what still fails is removed and named under
+        // Gaps: echoes first (their words are not repeated there), then
+        // unsupported sentences, checked again on what is left.
+        let (base, check, library) = if echoes.is_empty() {
+            (scrubbed.markdown.clone(), check, library)
+        } else {
+            let cleaned = echo::remove(&scrubbed.markdown, &echoes);
+            run.emitter.warning(
+                &cx.agent,
+                crate::protocol::WarningCode::EchoedInstructions,
+                format!(
+                    "{} sentence(s) echoing instructions from pages were removed from the report",
+                    cleaned.removed.len()
+                ),
+            );
+            let (body, _, _) = citations::split_sources(&cleaned.markdown);
+            let library = claim_library(run, body);
+            let check = claim_check::check(body, &library);
+            (cleaned.markdown, check, library)
+        };
+        let enforced = claim_check::remove_unsupported(&base, &check, &library);
         let removed = enforced.removed.len();
         *run.claim_tally.lock().unwrap_or_else(|p| p.into_inner()) = Some(
             crate::protocol::ClaimSupport::new(check.checked(), check.supported(), removed),
         );
-        let markdown = if removed > 0 {
+        let markdown = if removed > 0 || !echoes.is_empty() {
             run.emitter.warning(
                 &cx.agent,
                 crate::protocol::WarningCode::UnsupportedClaims,
@@ -434,7 +546,12 @@ pub(crate) fn claim_library(run: &RunCtx, markdown: &str) -> Library {
     let evidence = run.pages.evidence();
     let mut library = Library::new();
     for n in cited {
-        let Some(page) = run.pages.by_number(n) else {
+        // A page quarantined after it was numbered is no source.
+        let Some(page) = run
+            .pages
+            .by_number(n)
+            .filter(|p| p.verdict == Verdict::Accepted)
+        else {
             continue;
         };
         let findings: Vec<String> = evidence
@@ -458,4 +575,36 @@ pub(crate) fn claim_library(run: &RunCtx, markdown: &str) -> Library {
         );
     }
     library
+}
+
+/// The run's pages as the echo check needs them: accepted texts, and the
+/// quarantined pages with the number they had, if any.
+fn echo_library(run: &RunCtx) -> EchoLibrary {
+    let pages = run.pages.pages();
+    let numbers: std::collections::HashMap<String, usize> = (1..=run.pages.source_count())
+        .filter_map(|n| Some((normalize_url(&run.pages.by_number(n)?.url), n)))
+        .collect();
+    let accepted: Vec<&str> = pages
+        .iter()
+        .filter(|p| p.verdict == Verdict::Accepted)
+        .map(|p| p.text.as_str())
+        .collect();
+    let quarantined: Vec<EchoPage<'_>> = pages
+        .iter()
+        .filter(|p| p.verdict == Verdict::Quarantined)
+        .map(|p| EchoPage {
+            number: numbers.get(&normalize_url(&p.url)).copied(),
+            url: &p.url,
+            text: &p.text,
+        })
+        .collect();
+    EchoLibrary::new(&accepted, &quarantined)
+}
+
+/// The echo check on a report that did not pass the report gate (salvaged,
+/// or written as plain text): echoing sentences are removed, no bounce.
+pub(crate) fn remove_echoes(run: &RunCtx, markdown: &str) -> String {
+    let (body, _, _) = citations::split_sources(markdown);
+    let echoes = echo::find(body, &echo_library(run));
+    echo::remove(markdown, &echoes).markdown
 }

@@ -9,6 +9,7 @@ use super::lexicon::expansion_words;
 use super::score::{Candidate, extract};
 use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
+use crate::engine::page_view;
 use crate::engine::subresearcher::aspect_of;
 use crate::engine::tools::names::{FETCH_URL, READ_SOURCE, SUBMIT_FINDINGS, WEB_SEARCH};
 use crate::question::{self, QuestionKind};
@@ -41,50 +42,29 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
             continue;
         };
         attempted.insert(url.to_string());
-        let Some(v) = c
-            .result
-            .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
-        else {
+        // Accepted pages come as a plain-text view; refusals do not parse.
+        let Some(v) = c.result.and_then(|r| page_view::parse(unwrap_spotlight(r))) else {
             continue;
         };
-        if v.get("status").and_then(Value::as_str) != Some("accepted") {
-            continue;
-        }
-        let real_url = v
-            .get("url")
-            .and_then(Value::as_str)
-            .unwrap_or(url)
-            .to_string();
+        let real_url = if v.url.is_empty() {
+            url.to_string()
+        } else {
+            v.url.clone()
+        };
         attempted.insert(real_url.clone());
         if !pages.contains_key(&real_url) {
             order.push(real_url.clone());
         }
         let p = pages.entry(real_url).or_default();
-        p.number = v.get("source").and_then(Value::as_u64).unwrap_or(0) as usize;
-        p.title = v
-            .get("title")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        p.source_type = v
-            .get("source_type")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        p.as_of = v
-            .get("updated")
-            .and_then(Value::as_str)
-            .or_else(|| v.get("published").and_then(Value::as_str))
-            .map(String::from);
-        let chunk = unwrap_spotlight(v.get("text").and_then(Value::as_str).unwrap_or(""));
+        p.number = v.number;
+        p.title = v.title;
+        p.source_type = v.source_type;
+        p.as_of = v.updated.or(v.published);
         if !p.text.is_empty() {
             p.text.push('\n');
         }
-        p.text.push_str(chunk);
-        p.next_offset = v
-            .get("next_offset")
-            .and_then(Value::as_u64)
-            .map(|n| n as usize);
+        p.text.push_str(&v.text);
+        p.next_offset = v.next_offset;
         if c.name == READ_SOURCE {
             p.reads += 1;
         }

@@ -56,11 +56,7 @@ pub(super) use crate::engine::prompts::{anchors_of, field};
 
 /// Strips the spotlight delimiters from untrusted text.
 pub(super) fn unwrap_spotlight(text: &str) -> &str {
-    let text = text.trim();
-    match (text.find(">>\n"), text.rfind("\n<</untrusted-data")) {
-        (Some(a), Some(b)) if text.starts_with("<<untrusted-data") && a + 3 <= b => &text[a + 3..b],
-        _ => text,
-    }
+    crate::engine::spotlight::unwrap(text)
 }
 
 #[cfg(test)]

@@ -162,8 +162,8 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         })
         .flatten();
     let findings = match &item {
-        Some(i) => extract(&aspect, i, &order, &pages, thesaurus, true),
-        None => extract(&aspect, &entity, &order, &pages, thesaurus, false),
+        Some(i) => extract(&aspect, question, i, &order, &pages, thesaurus, true),
+        None => extract(&aspect, question, &entity, &order, &pages, thesaurus, false),
     };
 
     // 3. One more search from another angle: the words sources use for the aspect.

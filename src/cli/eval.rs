@@ -2,7 +2,7 @@
 //! the metrics of seed 001: field accuracy, history recall, citation
 //! support, conflict recall, forbidden content, over-confident errors, cost.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -15,8 +15,9 @@ use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
 use crate::app::{self, RunInputs, Source};
 use crate::config::Settings;
 use crate::engine::RunSummary;
-use crate::evidence::quotes;
+use crate::evidence::{quotes, values};
 use crate::protocol::EntityAnchors;
+use crate::report::claim_check::facts;
 use crate::report::{SourceEntry, citations};
 use crate::store::page_text_file;
 
@@ -121,17 +122,137 @@ fn norm(s: &str) -> String {
         .replace(" million", "m")
 }
 
-/// The Answer line for an aspect: `- **Aspect**: ...`.
-fn answer_for<'a>(report: &'a str, aspect: &str) -> Option<&'a str> {
-    let answer = report
-        .split("\n## ")
-        .find(|s| s.starts_with("Answer"))
-        .unwrap_or("");
-    let wanted = format!("**{}**", aspect.to_lowercase());
-    answer
-        .lines()
-        .find(|l| l.to_lowercase().contains(&wanted))
-        .map(|l| l.split_once("**:").map(|x| x.1).unwrap_or(l).trim())
+/// One aspect of a report as dra wrote it: its label, its Answer line (with
+/// the sub-topic lines under it) and its Findings subsection.
+#[derive(Debug, Default)]
+struct ReportAspect {
+    label: String,
+    answer: String,
+    findings: String,
+}
+
+/// The aspects of a report: `- **Label**: ...` lines of the Answer and
+/// `### Label` subsections of the Findings, joined by label.
+fn report_aspects(report: &str) -> Vec<ReportAspect> {
+    let mut out: Vec<ReportAspect> = Vec::new();
+    let mut current: Option<usize> = None;
+    for line in section(report, "Answer").lines() {
+        if let Some(rest) = line.strip_prefix("- **")
+            && let Some((label, value)) = rest.split_once("**:")
+        {
+            out.push(ReportAspect {
+                label: label.trim().to_string(),
+                answer: value.trim().to_string(),
+                findings: String::new(),
+            });
+            current = Some(out.len() - 1);
+        } else if line.starts_with("  ")
+            && let Some(i) = current
+        {
+            out[i].answer.push('\n');
+            out[i].answer.push_str(line.trim());
+        } else {
+            current = None;
+        }
+    }
+    let mut current: Option<usize> = None;
+    for line in section(report, "Findings").lines() {
+        if let Some(label) = line.strip_prefix("### ") {
+            let label = label.trim();
+            current = Some(
+                match out.iter().position(|a| a.label.eq_ignore_ascii_case(label)) {
+                    Some(i) => i,
+                    None => {
+                        out.push(ReportAspect {
+                            label: label.to_string(),
+                            ..ReportAspect::default()
+                        });
+                        out.len() - 1
+                    }
+                },
+            );
+        } else if let Some(i) = current {
+            out[i].findings.push_str(line);
+            out[i].findings.push('\n');
+        }
+    }
+    out
+}
+
+/// Words of a question or label that say what kind of answer is asked
+/// for, not what about; they match any label.
+const ASK_WORDS: &[&str] = &[
+    "how", "does", "did", "much", "many", "must", "today", "current",
+];
+
+/// The key terms of a label: stemmed content words (the claim check's).
+fn key_terms(text: &str) -> BTreeSet<String> {
+    let ask: BTreeSet<String> = ASK_WORDS.iter().map(|w| facts::stem(w)).collect();
+    facts::terms(&facts::fold(text))
+        .into_iter()
+        .filter(|t| !ask.contains(t))
+        .collect()
+}
+
+/// The clause of the question a gold key stands for: the clause (split at
+/// commas, semicolons and question marks) sharing most key terms with it.
+/// Gold keys paraphrase the question ("when it took effect" for "when did
+/// it take effect"), and dra labels aspects from the question's words.
+fn question_clause(question: &str, key: &BTreeSet<String>) -> BTreeSet<String> {
+    question
+        .split([',', ';', '?'])
+        .map(key_terms)
+        .map(|c| (c.intersection(key).count(), c))
+        .filter(|(shared, _)| *shared > 0)
+        .max_by_key(|(shared, c)| (*shared, std::cmp::Reverse(c.len())))
+        .map(|(_, c)| c)
+        .unwrap_or_default()
+}
+
+/// The report aspect a gold key names: the label sharing most key terms
+/// with the key itself, then most with the key's clause of the question,
+/// then carrying fewest other terms. A label must share at least one term
+/// with the key, or two with its clause; none that does means the field
+/// was not reported.
+fn match_aspect<'a>(
+    aspects: &'a [ReportAspect],
+    question: &str,
+    key: &str,
+) -> Option<&'a ReportAspect> {
+    let key = key_terms(key);
+    let clause = question_clause(question, &key);
+    aspects
+        .iter()
+        .map(|a| {
+            let label = key_terms(&a.label);
+            let direct = label.intersection(&key).count();
+            let via_clause = label.intersection(&clause).count();
+            let other = label
+                .difference(&key)
+                .filter(|t| !clause.contains(*t))
+                .count();
+            (a, direct, via_clause, other)
+        })
+        .filter(|(_, direct, via_clause, _)| *direct >= 1 || *via_clause >= 2)
+        .max_by_key(|(_, direct, via_clause, other)| {
+            (*direct, *via_clause, std::cmp::Reverse(*other))
+        })
+        .map(|(a, ..)| a)
+}
+
+/// What the report states for a gold key: the Answer line of the matched
+/// aspect (with its sub-topic lines), or, when the aspect has no Answer
+/// line, its findings. The Answer line decides when present, so that a
+/// stale value among the findings never passes for the current one.
+fn reported_for(report: &str, question: &str, key: &str) -> Option<String> {
+    let aspects = report_aspects(report);
+    let a = match_aspect(&aspects, question, key)?;
+    let text = if a.answer.is_empty() {
+        a.findings.trim()
+    } else {
+        a.answer.trim()
+    };
+    (!text.is_empty()).then(|| text.to_string())
 }
 
 fn section<'a>(report: &'a str, title: &str) -> &'a str {
@@ -166,10 +287,10 @@ pub fn score_case(case: &GoldCase, summary: &RunSummary) -> anyhow::Result<CaseS
     };
 
     for (aspect, expected) in &case.expected {
-        let reported = answer_for(&report, aspect).map(str::to_string);
+        let reported = reported_for(&report, &case.question, aspect);
         let correct = reported
             .as_deref()
-            .is_some_and(|r| norm(r).contains(&norm(expected)));
+            .is_some_and(|r| values::states_value(r, expected));
         score.fields.push(FieldResult {
             aspect: aspect.clone(),
             expected: expected.clone(),
@@ -435,10 +556,97 @@ mod tests {
         assert_eq!(confidence_in("\"x\" [1] (as of 2026-01-01)"), None);
     }
 
+    const REPORT: &str = "# R\n\n**Question:** q\n\n## Answer\n\nIn short: ...\n\nBy aspect:\n\n\
+- **When did CurbSpec 3 take effect**: \"CurbSpec 3.0 took effect on 1 July 2026.\" [1] (confidence 0.91, as of 2026-07-01)\n\
+- **Quillstore licence**: \"Quillstore is licensed under the Business Source License 1.1.\" [2] (confidence 0.90)\n\
+- **Brinewood licence**: \"Brinewood is released under the Mozilla Public License 2.0.\" [3] (confidence 0.88)\n\
+- **Quillstore write throughput**: \"Quillstore wrote 182,000 keys per second.\" [4] (confidence 0.85)\n\
+  - Batched: \"Batched writes reach 240,000 keys per second.\" [4]\n\
+- **Daily charge today**: \"The daily charge is £7.50.\" [5] (confidence 0.93)\n\
+\n## Findings\n\n### When did CurbSpec 3 take effect\n\n\
+- \"It was scheduled to take effect on 1 April 2026.\" [6] (news, as of 2025-11-18)\n\
+- \"CurbSpec 3.0 took effect on 1 July 2026.\" [1] (official)\n\n\
+### Which cities adopted CurbSpec 3\n\n\
+- \"Four cities publish certified feeds: Port Alder, Velmont, Haverlund and Castellan Bay.\" [7]\n\n\
+## Gaps\n\n- none\n";
+
+    const Q_CURB: &str = "What changed in version 3 of CurbSpec, when did it take effect, and which cities have adopted it?";
+    const Q_KV: &str = "How do the Quillstore and Brinewood embedded databases compare on licence, replication and write throughput?";
+
+    fn correct(question: &str, key: &str, expected: &str) -> bool {
+        reported_for(REPORT, question, key).is_some_and(|r| values::states_value(&r, expected))
+    }
+
     #[test]
-    fn finds_answer_lines_by_aspect() {
-        let report = "# R\n\n## Answer\n\n- **Licence status**: \"final\" [1]\n\n## Findings\n";
-        assert_eq!(answer_for(report, "licence status"), Some("\"final\" [1]"));
-        assert_eq!(answer_for(report, "pricing"), None);
+    fn gold_keys_match_aspects_by_key_terms() {
+        // A paraphrased key ("took" against "take") matches through its clause of the question.
+        let r = reported_for(REPORT, Q_CURB, "when it took effect").unwrap();
+        assert!(r.contains("1 July 2026"), "{r}");
+        // Of two compared items, the label naming the key's item wins.
+        assert!(correct(
+            Q_KV,
+            "Brinewood licence",
+            "Mozilla Public License 2.0"
+        ));
+        assert!(correct(
+            Q_KV,
+            "Quillstore licence",
+            "Business Source License"
+        ));
+        assert!(!correct(
+            Q_KV,
+            "Quillstore licence",
+            "Mozilla Public License 2.0"
+        ));
+        // An aspect with no Answer line is read from its findings.
+        assert!(correct(Q_CURB, "which cities adopted it", "Castellan Bay"));
+        // Nothing shares a term with the key: not reported.
+        assert_eq!(reported_for(REPORT, Q_CURB, "maximum value size"), None);
+    }
+
+    #[test]
+    fn values_are_compared_normalised_and_whole() {
+        // Dates in any spelling, thousands separators, spelling of licence.
+        assert!(correct(Q_CURB, "when it took effect", "2026-07-01"));
+        assert!(correct(Q_CURB, "when it took effect", "July 1, 2026"));
+        assert!(correct(Q_KV, "Quillstore write throughput", "182000"));
+        assert!(correct(
+            Q_KV,
+            "Quillstore licence",
+            "Business Source Licence"
+        ));
+        assert!(correct(Q_CURB, "daily charge today", "£7.50"));
+    }
+
+    #[test]
+    fn a_changed_digit_or_name_fails_the_field() {
+        assert!(!correct(Q_CURB, "when it took effect", "1 July 2025"));
+        assert!(!correct(Q_CURB, "when it took effect", "11 July 2026"));
+        assert!(!correct(Q_KV, "Quillstore write throughput", "182,001"));
+        assert!(!correct(Q_KV, "Quillstore write throughput", "82,000"));
+        assert!(!correct(Q_CURB, "daily charge today", "£7.60"));
+        assert!(!correct(Q_CURB, "daily charge today", "$7.50"));
+        assert!(!correct(
+            Q_KV,
+            "Brinewood licence",
+            "Mozilla Public License 3.0"
+        ));
+        assert!(!correct(
+            Q_CURB,
+            "which cities adopted it",
+            "Castellan Beach"
+        ));
+        // A stale value among the findings does not pass when the Answer line says otherwise.
+        assert!(!correct(Q_CURB, "when it took effect", "1 April 2026"));
+        // The same checks on a report whose digit or name was changed.
+        let changed = REPORT
+            .replace("182,000", "183,000")
+            .replace("Mozilla", "Apache");
+        let got = |k: &str, v: &str| {
+            reported_for(&changed, Q_KV, k).is_some_and(|r| values::states_value(&r, v))
+        };
+        assert!(!got("Quillstore write throughput", "182,000"));
+        assert!(!got("Brinewood licence", "Mozilla Public License 2.0"));
+        assert!(got("Quillstore licence", "Business Source License"));
     }
 }

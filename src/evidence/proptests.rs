@@ -337,4 +337,20 @@ proptest! {
         rev.reverse();
         prop_assert_eq!(dedup::origins(&rev), o);
     }
+
+    #[test]
+    fn a_value_states_itself_and_never_a_changed_number(
+        before in "[A-Za-z]{1,8}( [A-Za-z]{1,8}){0,3}",
+        n in 0u32..1_000_000,
+        after in "[A-Za-z]{0,8}",
+    ) {
+        let value = format!("{before} {n} {after}");
+        prop_assert!(values::states_value(&value, &value));
+        let in_sentence = format!("It is {value}, they said.");
+        prop_assert!(values::states_value(&in_sentence, &value));
+        let changed = format!("{before} {} {after}", n + 1);
+        prop_assert!(!values::states_value(&changed, &value), "{changed:?} states {value:?}");
+        let longer = format!("{before} {n}1 {after}");
+        prop_assert!(!values::states_value(&longer, &value), "{longer:?} states {value:?}");
+    }
 }

@@ -485,6 +485,30 @@ fn currencies(value: &str) -> BTreeSet<String> {
     out
 }
 
+/// A value as comparable tokens: [`normalize_value`] with each date as one
+/// `date:YYYY-MM-DD` (or `date:YYYY-MM`) token, so "1 July 2026",
+/// "July 1, 2026" and "2026-07-01" are one token.
+pub fn value_tokens(value: &str) -> Vec<String> {
+    with_date_tokens(&normalize_value(value))
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether `text` states `value`: the value's tokens ([`value_tokens`])
+/// appear in `text` in order and side by side (whole tokens: "1 July 2026"
+/// is not in "11 July 2026", "182,000" not in "1,182,000"), and every
+/// currency the value names is named in `text` ("£7.50" is not "$7.50").
+pub fn states_value(text: &str, value: &str) -> bool {
+    let want = value_tokens(value);
+    if want.is_empty() {
+        return false;
+    }
+    let have = value_tokens(text);
+    have.windows(want.len()).any(|w| w == want.as_slice())
+        && currencies(value).is_subset(&currencies(text))
+}
+
 /// Whether a value is a sentence (compared on key tokens) rather than a
 /// short value (compared on all its words).
 pub fn is_sentence(value: &str) -> bool {

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use chrono::NaiveDate;
 
+use super::claim_check::facts;
 use super::evidence_view::FieldView;
 use super::{citations, hygiene};
 use crate::evidence::fields::{Field, FieldKeys};
@@ -139,6 +140,9 @@ struct Aspect<'a> {
     view: Option<&'a FieldView>,
     /// Sub-topics of its field ("international" fees beside domestic ones).
     scoped: Vec<&'a FieldView>,
+    /// A finding of its own that answers it better than the merged value
+    /// (see [`better_finding`]).
+    pick: Option<&'a Finding>,
 }
 
 /// An extractive report: the Answer (a lead of the strongest verified
@@ -170,7 +174,7 @@ pub fn draft_on(
             v.key.clone()
         }
     };
-    let aspects: Vec<Aspect> = units
+    let mut aspects: Vec<Aspect> = units
         .iter()
         .zip(&labels)
         .map(|(unit, label)| {
@@ -184,9 +188,16 @@ pub fn draft_on(
                     .iter()
                     .filter(|v| key_of(v).starts_with(&prefix))
                     .collect(),
+                pick: None,
             }
         })
         .collect();
+    let picks: Vec<Option<&Finding>> = (0..aspects.len())
+        .map(|i| better_finding(&aspects, i))
+        .collect();
+    for (a, p) in aspects.iter_mut().zip(picks) {
+        a.pick = p;
+    }
     let date_of = |quote: &str, given: Option<&str>| quote_date(quote, given, today);
 
     let mut md = String::new();
@@ -208,7 +219,7 @@ pub fn draft_on(
         md.push_str(&lead(kind, &aspects, &date_of));
     }
     for a in &aspects {
-        if let Some(v) = a.view {
+        if let Some(v) = a.view.filter(|_| a.pick.is_none()) {
             md.push_str(&format!(
                 "- **{}**: \"{}\" [{}] (confidence {:.2}",
                 capitalize(&a.label),
@@ -237,7 +248,7 @@ pub fn draft_on(
                 md.push('\n');
             }
         } else if !a.unit.findings.is_empty() {
-            let f = most_current(&a.unit.findings);
+            let f = a.pick.unwrap_or_else(|| most_current(&a.unit.findings));
             md.push_str(&format!(
                 "- **{}**: \"{}\" [{}]",
                 capitalize(&a.label),
@@ -380,6 +391,71 @@ pub fn draft_on(
     md
 }
 
+/// How many key terms of an aspect's label a quote carries (stemmed
+/// content words, without those of half the labels or more: the subject's).
+fn relevance(quote: &str, label_terms: &BTreeSet<String>) -> usize {
+    let q: BTreeSet<String> = facts::terms(&facts::fold(quote)).into_iter().collect();
+    q.intersection(label_terms).count()
+}
+
+/// A finding that answers a plan aspect better than the value its field
+/// merged to. The merge ranks values by how reliable their sources are,
+/// not by what they say, so the official page's strongest sentence can win
+/// the field of every aspect it was found for ("500 characters" as the
+/// answer to "how does it pick the text" and "what does it strip out").
+/// Among the aspect's best-ranked findings, one carrying at least two more
+/// of the label's key terms (those of fewer than half the labels) than the
+/// merged value replaces it; failing
+/// that, a merged value that is also another aspect's and more on-topic
+/// there yields to this aspect's best-ranked finding. Due-diligence fields
+/// have their own value keys and are left as merged.
+fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
+    let a = &aspects[i];
+    let v = a.view.filter(|v| v.field == Field::Other.as_str())?;
+    let terms_of = |label: &str| -> BTreeSet<String> {
+        facts::terms(&facts::fold(label)).into_iter().collect()
+    };
+    // Terms in at least half the labels name the subject, not the aspect.
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for o in aspects {
+        for t in terms_of(&o.label) {
+            *counts.entry(t).or_default() += 1;
+        }
+    }
+    let shared: BTreeSet<String> = counts
+        .into_iter()
+        .filter(|(_, n)| aspects.len() > 1 && 2 * n >= aspects.len())
+        .map(|(t, _)| t)
+        .collect();
+    let label_of = |a: &Aspect| -> BTreeSet<String> {
+        terms_of(&a.label).difference(&shared).cloned().collect()
+    };
+    let mine = label_of(a);
+    let top: Vec<&Finding> = a.unit.findings.iter().take(ANSWER_CANDIDATES).collect();
+    let first = *top.first()?;
+    let own = relevance(&v.quote, &mine);
+    // The first-ranked of the most on-topic findings.
+    let mut best: Option<(&Finding, usize)> = None;
+    for f in &top {
+        let r = relevance(&f.quote, &mine);
+        if best.is_none_or(|(_, br)| r > br) {
+            best = Some((f, r));
+        }
+    }
+    if let Some((f, r)) = best
+        && r >= own + 2
+    {
+        return Some(f);
+    }
+    let key = quotes_key(&v.quote);
+    let elsewhere = aspects.iter().enumerate().any(|(j, o)| {
+        j != i
+            && o.view.is_some_and(|ov| quotes_key(&ov.quote) == key)
+            && relevance(&v.quote, &label_of(o)) > own
+    });
+    (elsewhere && quotes_key(&first.quote) != key).then_some(first)
+}
+
 /// The scope a sub-topic view adds to its field ("international").
 fn scope_of(v: &FieldView) -> &str {
     v.key.split_once(':').map(|(_, s)| s).unwrap_or(&v.key)
@@ -411,7 +487,10 @@ fn lead(
     });
     let mut sentences: Vec<String> = strong
         .iter()
-        .filter_map(|a| a.view.map(|v| cited(&v.quote, v.source)))
+        .filter_map(|a| match a.pick {
+            Some(f) => Some(cited(&f.quote, f.source)),
+            None => a.view.map(|v| cited(&v.quote, v.source)),
+        })
         .collect();
     // Aspects with findings and no merged view speak through their most
     // current finding.
@@ -422,6 +501,9 @@ fn lead(
         let f = most_current(&a.unit.findings);
         sentences.push(cited(&f.quote, f.source));
     }
+    // One value answering several aspects is said once.
+    let mut said = BTreeSet::new();
+    sentences.retain(|s| said.insert(quotes_key(s)));
     sentences.truncate(LEAD_SENTENCES);
     let mut out = String::new();
     if kind == QuestionKind::DueDiligence {
@@ -570,7 +652,7 @@ fn comparison(
     );
     let mut any = false;
     for a in aspects {
-        let (quote, n, conf, as_of) = match a.view {
+        let (quote, n, conf, as_of) = match a.view.filter(|_| a.pick.is_none()) {
             Some(v) => (
                 v.quote.as_str(),
                 v.source,
@@ -578,7 +660,7 @@ fn comparison(
                 v.as_of.clone(),
             ),
             None if !a.unit.findings.is_empty() => {
-                let f = most_current(&a.unit.findings);
+                let f = a.pick.unwrap_or_else(|| most_current(&a.unit.findings));
                 (
                     f.quote.as_str(),
                     f.source,

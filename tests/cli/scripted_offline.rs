@@ -82,8 +82,27 @@ fn to_request(body: &Value) -> ChatRequest {
     }
 }
 
-async fn chat(State(count): State<Arc<AtomicUsize>>, body: axum::Json<Value>) -> axum::Json<Value> {
-    count.fetch_add(1, Ordering::SeqCst);
+/// What the scripted server saw: requests, and the characters of their
+/// messages (prompt size, independent of the fixed usage it reports).
+#[derive(Default)]
+struct Counts {
+    requests: AtomicUsize,
+    prompt_chars: AtomicUsize,
+}
+
+async fn chat(State(counts): State<Arc<Counts>>, body: axum::Json<Value>) -> axum::Json<Value> {
+    counts.requests.fetch_add(1, Ordering::SeqCst);
+    let chars: usize = body["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| {
+                    m["content"].as_str().map_or(0, str::len) + m["tool_calls"].to_string().len()
+                })
+                .sum()
+        })
+        .unwrap_or(0);
+    counts.prompt_chars.fetch_add(chars, Ordering::SeqCst);
     let request = to_request(&body);
     let usage = json!({"prompt_tokens": 200, "completion_tokens": 40});
     if request.tools.is_empty() {
@@ -107,14 +126,9 @@ async fn chat(State(count): State<Arc<AtomicUsize>>, body: axum::Json<Value>) ->
     )
 }
 
-#[test]
-fn gold_sets_score_fully_with_a_scripted_model_over_http() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let count = Arc::new(AtomicUsize::new(0));
+/// A loopback OpenAI-compatible server answering with the offline policy.
+fn serve(rt: &tokio::runtime::Runtime) -> (String, Arc<Counts>) {
+    let counts = Arc::new(Counts::default());
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
@@ -124,27 +138,46 @@ fn gold_sets_score_fully_with_a_scripted_model_over_http() {
     );
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
-        .with_state(count.clone());
+        .with_state(counts.clone());
     rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (base, counts)
+}
 
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn scripted_eval(sb: &Sandbox, base: &str, gold: &str) -> (Option<i32>, Value) {
+    let out = sb
+        .dra()
+        .env("OPENAI_API_KEY", "sk-scripted")
+        .env("OPENAI_BASE_URL", base)
+        .env("DRA_STREAMING", "false")
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "eval"])
+        .arg(repo_path(gold))
+        .assert();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    (out.get_output().status.code(), v)
+}
+
+#[test]
+fn gold_sets_score_fully_with_a_scripted_model_over_http() {
+    let rt = runtime();
+    let (base, counts) = serve(&rt);
     for gold in [
         "tests/gold/padmapay.gold.json",
         "tests/gold/halden.gold.json",
     ] {
         let sb = Sandbox::new();
-        let before = count.load(Ordering::SeqCst);
-        let out = sb
-            .dra()
-            .env("OPENAI_API_KEY", "sk-scripted")
-            .env("OPENAI_BASE_URL", &base)
-            .env("DRA_STREAMING", "false")
-            .arg("--runs-dir")
-            .arg(sb.runs())
-            .args(["--json", "eval"])
-            .arg(repo_path(gold))
-            .assert();
-        let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-        assert_eq!(out.get_output().status.code(), Some(0), "{gold}: {v}");
+        let before = counts.requests.load(Ordering::SeqCst);
+        let (code, v) = scripted_eval(&sb, &base, gold);
+        assert_eq!(code, Some(0), "{gold}: {v}");
         let case = &v["cases"][0];
         for metric in [
             "field_accuracy",
@@ -160,8 +193,53 @@ fn gold_sets_score_fully_with_a_scripted_model_over_http() {
             "priced from the tier"
         );
         assert!(
-            count.load(Ordering::SeqCst) - before > 30,
+            counts.requests.load(Ordering::SeqCst) - before > 30,
             "the run went through the HTTP model"
+        );
+    }
+}
+
+/// Benchmark (not run by default): model calls and prompt tokens per
+/// verified finding on scripted sessions over the gold sets. Prompt tokens
+/// are estimated as characters / 4 of every message sent (the scripted
+/// server reports a fixed usage). Run before and after a change:
+/// `cargo test --locked --test all -- --ignored tokens_per_verified_finding --nocapture`
+#[test]
+#[ignore = "benchmark: prints numbers"]
+fn tokens_per_verified_finding() {
+    let rt = runtime();
+    let (base, counts) = serve(&rt);
+    for gold in [
+        "tests/gold/padmapay.gold.json",
+        "tests/gold/halden.gold.json",
+        "tests/gold/curbspec.gold.json",
+        "tests/gold/kvcompare.gold.json",
+    ] {
+        let sb = Sandbox::new();
+        let (r0, c0) = (
+            counts.requests.load(Ordering::SeqCst),
+            counts.prompt_chars.load(Ordering::SeqCst),
+        );
+        let _ = scripted_eval(&sb, &base, gold);
+        let calls = counts.requests.load(Ordering::SeqCst) - r0;
+        let tokens = (counts.prompt_chars.load(Ordering::SeqCst) - c0) / 4;
+        // Verified findings: those that passed the findings gate.
+        let mut verified = 0usize;
+        for run in std::fs::read_dir(sb.runs()).unwrap() {
+            let events = std::fs::read_to_string(run.unwrap().path().join("events.jsonl"))
+                .unwrap_or_default();
+            for line in events.lines() {
+                let e: Value = serde_json::from_str(line).unwrap_or_default();
+                if e["type"] == "subagent_findings" {
+                    verified += e["findings"].as_array().map_or(0, Vec::len);
+                }
+            }
+        }
+        let per = |x: usize| x as f64 / verified.max(1) as f64;
+        println!(
+            "{gold}: {calls} model calls, ~{tokens} prompt tokens, {verified} verified findings: {:.2} calls and ~{:.0} tokens per verified finding",
+            per(calls),
+            per(tokens)
         );
     }
 }

@@ -260,9 +260,18 @@ pub fn clean(text: &str, first: bool) -> String {
     }
     t = LINK.replace_all(&t, "$1").into_owned();
     t = strip_meta(&t);
-    let t: String = t
-        .chars()
-        .filter(|c| !matches!(c, '*' | '`' | '_'))
+    // Emphasis markers go; an underscore inside a word (`time_rules`) is text.
+    let chars: Vec<char> = t.chars().collect();
+    let inside_word = |i: usize| {
+        i > 0
+            && chars[i - 1].is_alphanumeric()
+            && chars.get(i + 1).is_some_and(|c| c.is_alphanumeric())
+    };
+    let t: String = chars
+        .iter()
+        .enumerate()
+        .filter(|&(i, c)| !matches!(c, '*' | '`') && (*c != '_' || inside_word(i)))
+        .map(|(_, c)| *c)
         .collect();
     t.trim_matches(|c: char| c.is_whitespace() || matches!(c, '-' | ',' | ';' | ':'))
         .to_string()

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use super::lexicon::expansion_words;
-use super::score::{Candidate, extract};
+use super::score::{Candidate, Target, extract};
 use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
 use crate::engine::page_view;
@@ -143,9 +143,24 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     let today = field(t.user, crate::engine::prompts::label::TODAY)
         .map(String::from)
         .unwrap_or_else(|| chrono::Utc::now().format("%Y-%m-%d").to_string());
+    let target = Target {
+        aspect: &aspect,
+        question,
+        entity: &entity,
+        today: &today,
+    };
     let findings = match &item {
-        Some(i) => extract(&aspect, i, &order, &pages, thesaurus, true, &today),
-        None => extract(&aspect, &entity, &order, &pages, thesaurus, false, &today),
+        Some(i) => extract(
+            &Target {
+                entity: i,
+                ..target
+            },
+            &order,
+            &pages,
+            thesaurus,
+            true,
+        ),
+        None => extract(&target, &order, &pages, thesaurus, false),
     };
 
     // 3. One more search from another angle: the words sources use for the aspect.

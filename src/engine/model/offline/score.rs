@@ -38,18 +38,123 @@ fn freshness(as_of: Option<&str>, today: &str) -> f64 {
     }
 }
 
+/// Words that, right after a name, say who is behind it (its council, its
+/// foundation, its legal form), not that it is another thing.
+const OWNER_WORDS: &[&str] = &[
+    "city",
+    "council",
+    "county",
+    "borough",
+    "district",
+    "region",
+    "state",
+    "government",
+    "ministry",
+    "department",
+    "authority",
+    "foundation",
+    "project",
+    "team",
+    "community",
+    "university",
+    "institute",
+    "limited",
+    "ltd",
+    "inc",
+    "llc",
+    "llp",
+    "plc",
+    "gmbh",
+    "private",
+    "pvt",
+    "corporation",
+    "corp",
+    "company",
+    "co",
+    "sa",
+    "ag",
+    "bv",
+    "group",
+];
+
+/// Look-alikes that carry a name of the question: the name followed at
+/// once by a capitalised word the question never uses ("QuillStore Drive"
+/// in a question about Quillstore, "Pelican Notes" in one about the Pelican
+/// browser). Such a sentence is about another thing of a similar name, so
+/// it states no value of the subject. Owner words ("Lanholm City Council",
+/// "Halden Freight Private Limited") and numbers ("Pelican 42") are the
+/// subject's own.
+struct LookAlike {
+    names: BTreeSet<String>,
+    question_stems: BTreeSet<String>,
+}
+
+impl LookAlike {
+    fn new(question: &str) -> Self {
+        let st = stemmer();
+        // Capitalised words of the question after its first word: its names.
+        let names = question
+            .split_whitespace()
+            .skip(1)
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|w| w.starts_with(|c: char| c.is_uppercase()) && w.len() > 1)
+            .map(str::to_lowercase)
+            .collect();
+        let question_stems = words(question).map(|w| st.stem(&w).into_owned()).collect();
+        Self {
+            names,
+            question_stems,
+        }
+    }
+
+    fn named_in(&self, sentence: &str) -> bool {
+        if self.names.is_empty() {
+            return false;
+        }
+        let st = stemmer();
+        let tokens: Vec<&str> = sentence.split(' ').collect();
+        tokens.windows(2).any(|pair| {
+            let (name, next) = (pair[0], pair[1]);
+            let next = next.trim_end_matches(|c: char| !c.is_alphanumeric());
+            let lower = next.to_lowercase();
+            name.chars().all(char::is_alphanumeric)
+                && self.names.contains(&name.to_lowercase())
+                && next.starts_with(|c: char| c.is_uppercase())
+                && next.chars().all(char::is_alphabetic)
+                && !self.names.contains(&lower)
+                && !self.question_stems.contains(st.stem(&lower).as_ref())
+                && !OWNER_WORDS.contains(&lower.as_str())
+                && !crate::document::is_calendar_word(&lower)
+        })
+    }
+}
+
 /// The best sentences about an aspect, verbatim, one origin per sentence.
+/// What one extraction looks for: the aspect, in the words of the question,
+/// about the entity, as of the run's date.
+pub(super) struct Target<'a> {
+    pub aspect: &'a str,
+    pub question: &'a str,
+    pub entity: &'a str,
+    pub today: &'a str,
+}
+
 pub(super) fn extract(
-    aspect: &str,
-    entity: &str,
+    target: &Target<'_>,
     order: &[String],
     pages: &BTreeMap<String, PageRead>,
     thesaurus: bool,
     must_mention: bool,
-    today: &str,
 ) -> Vec<Candidate> {
+    let Target {
+        aspect,
+        question,
+        entity,
+        today,
+    } = *target;
     let terms = terms_for(aspect, thesaurus);
     let st = stemmer();
+    let lookalike = LookAlike::new(question);
     let entity_lower = entity.to_lowercase();
     // Sentence frequency of each term over everything read: a term in every
     // sentence ("merchant" on a payments site) says little about the aspect.
@@ -94,6 +199,10 @@ pub(super) fn extract(
         for s in sentences::split(&p.text) {
             let n_words = s.split_whitespace().count();
             if !(5..=70).contains(&n_words) || !s.chars().any(char::is_alphabetic) {
+                continue;
+            }
+            // "QuillStore Drive" is not Quillstore, "Pelican Notes" not the Pelican browser.
+            if lookalike.named_in(s) {
                 continue;
             }
             let lower = s.to_lowercase();
@@ -202,19 +311,34 @@ mod tests {
                 ..Default::default()
             },
         );
-        let f = extract(
-            "leadership",
-            "Acme",
-            &["u1".to_string()],
-            &pages,
-            true,
-            false,
-            "2026-06-01",
-        );
+        let target = Target {
+            aspect: "leadership",
+            question: "Who leads Acme?",
+            entity: "Acme",
+            today: "2026-06-01",
+        };
+        let f = extract(&target, &["u1".to_string()], &pages, true, false);
         assert_eq!(f.len(), 1);
         assert_eq!(
             f[0].sentence,
             "Acme appointed Jane Doe as chief executive officer in 2026."
         );
+    }
+
+    #[test]
+    fn sentences_about_a_look_alike_of_the_same_name_are_not_findings() {
+        let l = LookAlike::new(
+            "How does Calm Read, the reading mode of the Pelican browser, work in Lanholm?",
+        );
+        assert!(l.named_in("Calm Read mode in Pelican Notes hides the sidebar."));
+        assert!(l.named_in("The maker, Pelican Software GmbH, said so."));
+        assert!(!l.named_in("With Pelican 42, Calm Read switches to a density scorer."));
+        assert!(!l.named_in("Calm Read in the Pelican Browser strips banners."));
+        assert!(!l.named_in("Lanholm City Council proposed a charge on 14 March 2024."));
+        assert!(!l.named_in("Pelican. Notes are kept."));
+        assert!(!l.named_in("In Pelican Calm Read is on by default."));
+        let q = LookAlike::new("How do Quillstore and Brinewood compare?");
+        assert!(q.named_in("The maximum file size on QuillStore Drive is 50 GB."));
+        assert!(!q.named_in("Quillstore is licensed under the Business Source License."));
     }
 }

@@ -13,6 +13,7 @@ pub mod identity;
 pub mod injection;
 pub mod merge;
 pub mod metadata;
+pub mod normalize;
 #[cfg(test)]
 mod proptests;
 pub mod quotes;
@@ -85,10 +86,13 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
     let mut injection = injection::scan_page(&cleaned);
     // A title is text a model reads too.
     for pattern in injection::scan_text(&title) {
-        injection.push(injection::InjectionHit {
+        let hit = injection::InjectionHit {
             pattern,
             location: "title".into(),
-        });
+        };
+        if !injection.contains(&hit) {
+            injection.push(hit);
+        }
     }
     let mut hidden: Vec<String> = cleaned
         .hidden
@@ -132,6 +136,12 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         (Verdict::Rejected, Some("no readable text".into()))
     } else {
         (Verdict::Accepted, None)
+    };
+    // A hostile page's title is its text too: only the address is kept.
+    let title = if verdict == Verdict::Quarantined {
+        raw.url.clone()
+    } else {
+        title
     };
     Page {
         url: raw.url.clone(),

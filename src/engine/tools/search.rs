@@ -81,7 +81,12 @@ impl Tool for WebSearch {
         let results: Vec<SearchResultItem> = hits
             .iter()
             .map(|h| SearchResultItem {
-                title: h.title.clone(),
+                // A title that talks to AI agents is withheld too.
+                title: if injection::scan_text(&h.title).is_empty() {
+                    h.title.clone()
+                } else {
+                    "[title withheld: it carries instructions aimed at AI agents]".into()
+                },
                 url: h.url.clone(),
                 domain: host_of(&h.url),
                 // A snippet that talks to AI agents is withheld, not shown.

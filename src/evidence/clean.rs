@@ -285,8 +285,8 @@ fn stylesheet_hiding(doc: &Document) -> Vec<(String, &'static str)> {
                 '}' => {
                     if depth == 1
                         && !selector.starts_with('@')
-                        && let Some(t) = style_hides(&css[start..i])
-                            .or_else(|| same_colour_rule(&css[start..i]))
+                        && let Some(t) =
+                            style_hides(&css[start..i]).or_else(|| same_colour_rule(&css[start..i]))
                     {
                         for sel in selector.split(',') {
                             let sel = sel.trim();
@@ -409,7 +409,13 @@ fn href_words(href: &str) -> String {
     }
     String::from_utf8_lossy(&decoded)
         .chars()
-        .map(|c| if matches!(c, '-' | '_' | '+' | '/' | '=' | '&' | '?' | '#') { ' ' } else { c })
+        .map(|c| {
+            if matches!(c, '-' | '_' | '+' | '/' | '=' | '&' | '?' | '#') {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect()
 }
 

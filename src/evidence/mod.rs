@@ -64,6 +64,22 @@ pub struct Page {
     pub text: String,
 }
 
+/// Whether a document carries instructions aimed at AI agents anywhere
+/// (the same scan [`assess`] quarantines on): a search backend that holds
+/// the whole page withholds its snippet and title before any model sees
+/// a window of it.
+pub fn carries_instructions(raw: &RawDocument) -> bool {
+    let cleaned = match raw.content_type {
+        ContentType::Html => clean::clean_html(&raw.content),
+        ContentType::Markdown | ContentType::Plain => clean::clean_text(&raw.content),
+    };
+    !injection::scan_page(&cleaned).is_empty()
+        || raw
+            .title
+            .as_deref()
+            .is_some_and(|t| !injection::scan_text(t).is_empty())
+}
+
 /// The most text stored per page.
 pub const MAX_STORED_CHARS: usize = 120_000;
 

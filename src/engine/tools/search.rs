@@ -82,7 +82,7 @@ impl Tool for WebSearch {
             .iter()
             .map(|h| SearchResultItem {
                 // A title that talks to AI agents is withheld too.
-                title: if injection::scan_text(&h.title).is_empty() {
+                title: if injection::scan_snippet(&h.title).is_empty() {
                     h.title.clone()
                 } else {
                     "[title withheld: it carries instructions aimed at AI agents]".into()
@@ -90,7 +90,7 @@ impl Tool for WebSearch {
                 url: h.url.clone(),
                 domain: host_of(&h.url),
                 // A snippet that talks to AI agents is withheld, not shown.
-                snippet: if injection::scan_text(&h.snippet).is_empty() {
+                snippet: if injection::scan_snippet(&h.snippet).is_empty() {
                     h.snippet.clone()
                 } else {
                     "[snippet withheld: it carries instructions aimed at AI agents]".into()

@@ -106,7 +106,7 @@ pub fn clean_html(html: &str) -> CleanPage {
         .collect();
     for (selector, technique) in &css_hidden {
         if let Some(sel) = doc.try_select(selector) {
-            hidden_nodes.extend(sel.nodes().iter().map(|n| (n.clone(), *technique)));
+            hidden_nodes.extend(sel.nodes().iter().map(|n| (*n, *technique)));
         }
     }
     for (node, technique) in hidden_nodes {

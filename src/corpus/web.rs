@@ -8,6 +8,8 @@ use super::Corpus;
 use crate::document::RawDocument;
 use crate::ports::{Fetcher, SearchBackend, SearchHit, WebError};
 
+const WITHHELD: &str = "[snippet withheld: the page carries instructions aimed at AI agents]";
+
 /// Search and fetch over a local corpus.
 #[derive(Clone)]
 pub struct CorpusWeb {
@@ -34,10 +36,22 @@ impl SearchBackend for CorpusWeb {
                 hits.into_iter()
                     .filter_map(|h| {
                         let d = corpus.docs().get(h.doc)?;
+                        // The whole page is at hand: a hostile one shows no
+                        // window of its text (the snippet may hold the
+                        // payload without the words that give it away).
+                        let hostile = crate::evidence::carries_instructions(d);
                         Some(SearchHit {
-                            title: d.title.clone().unwrap_or_else(|| d.url.clone()),
+                            title: if hostile {
+                                d.url.clone()
+                            } else {
+                                d.title.clone().unwrap_or_else(|| d.url.clone())
+                            },
                             url: d.url.clone(),
-                            snippet: h.snippet,
+                            snippet: if hostile {
+                                WITHHELD.to_string()
+                            } else {
+                                h.snippet
+                            },
                             published: d.published.clone(),
                         })
                     })

@@ -258,9 +258,11 @@ mod tests {
         ]})
         .to_string();
         let v = validate(&raw, &p).unwrap();
-        assert_eq!(
-            v.instructions,
-            vec!["addressed_to_ai", "ignore_previous_instructions"]
+        assert!(
+            v.instructions.contains(&"ignore_previous_instructions")
+                && v.instructions.contains(&"addressed_to_ai"),
+            "{:?}",
+            v.instructions
         );
         // An instruction only in the extractor's own words drops that claim.
         let raw = serde_json::json!({"claims": [

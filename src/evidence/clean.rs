@@ -16,6 +16,17 @@ pub struct HiddenFragment {
     pub text: String,
 }
 
+/// Text a page carries outside its running prose (attributes, metadata,
+/// link text, code), kept so the injection scan reads every channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextChannel {
+    /// `alt_text`, `title_attr`, `aria_label`, `aria_description`,
+    /// `data_attr`, `input_value`, `meta`, `json_ld`, `title`, `link_text`,
+    /// `href`, `code_block`.
+    pub location: &'static str,
+    pub text: String,
+}
+
 /// A cleaned page: the visible text and the metadata found in the markup.
 #[derive(Debug, Clone, Default)]
 pub struct CleanPage {
@@ -33,6 +44,8 @@ pub struct CleanPage {
     pub authors: Vec<String>,
     pub publisher: Option<String>,
     pub hidden: Vec<HiddenFragment>,
+    /// Attribute, metadata, link and code text, for the injection scan only.
+    pub channels: Vec<TextChannel>,
 }
 
 /// Tags whose content never reaches a reader.
@@ -71,14 +84,31 @@ pub fn clean_html(html: &str) -> CleanPage {
         node.remove_from_parent();
     }
 
+    page.channels = collect_channels(&doc);
+    let css_hidden = stylesheet_hiding(&doc);
+    for (sel, technique) in DROPPED_CONTENT {
+        for node in doc.select(sel).nodes() {
+            let markup = node.try_html().map(|h| h.to_string()).unwrap_or_default();
+            push_hidden(&mut page.hidden, technique, &markup_text(&markup));
+            if let Some(srcdoc) = node.attr("srcdoc") {
+                push_hidden(&mut page.hidden, technique, &markup_text(&srcdoc));
+            }
+        }
+    }
+
     doc.select(DROP_TAGS).remove();
 
-    let hidden_nodes: Vec<(NodeRef, &'static str)> = doc
+    let mut hidden_nodes: Vec<(NodeRef, &'static str)> = doc
         .root()
         .descendants_it()
         .filter(|n| n.is_element())
         .filter_map(|n| hidden_technique(&n).map(|t| (n, t)))
         .collect();
+    for (selector, technique) in &css_hidden {
+        if let Some(sel) = doc.try_select(selector) {
+            hidden_nodes.extend(sel.nodes().iter().map(|n| (*n, *technique)));
+        }
+    }
     for (node, technique) in hidden_nodes {
         // A node inside one already removed is detached with it; reading its
         // text is still safe.
@@ -93,7 +123,16 @@ pub fn clean_html(html: &str) -> CleanPage {
         .unwrap_or_default();
     let root = doc.body().unwrap_or_else(|| doc.root());
     let text = root.formatted_text().to_string();
-    let (text, invisible) = strip_invisible(&text);
+    let (stripped, invisible) = strip_invisible(&text);
+    if !invisible.is_empty() {
+        // The text as written, invisible characters and all: the scan also
+        // reads zero-width characters as word breaks and undoes overrides.
+        page.channels.push(TextChannel {
+            location: "zero_width",
+            text,
+        });
+    }
+    let text = stripped;
     page.hidden.extend(invisible);
     page.text = tidy(&text);
     page.title = page.title.map(|t| tidy(&strip_invisible(&t).0));
@@ -109,6 +148,12 @@ pub fn clean_text(text: &str) -> CleanPage {
     }
     let without = COMMENT.replace_all(text, "");
     let (visible, invisible) = strip_invisible(&without);
+    if !invisible.is_empty() {
+        page.channels.push(TextChannel {
+            location: "zero_width",
+            text: without.to_string(),
+        });
+    }
     page.hidden.extend(invisible);
     page.text = tidy(&visible);
     page
@@ -148,7 +193,230 @@ fn hidden_technique(node: &NodeRef) -> Option<&'static str> {
         return Some("hidden_input");
     }
     let style = node.attr("style")?;
-    style_hides(&style)
+    style_hides(&style).or_else(|| colour_matches_backdrop(node, &style))
+}
+
+/// Text coloured like the background it sits on: the nearest ancestor
+/// that sets a background, or the default white page.
+fn colour_matches_backdrop(node: &NodeRef, style: &str) -> Option<&'static str> {
+    let decls = parse_style(style);
+    let colour = decls
+        .iter()
+        .find(|(p, _)| p == "color")
+        .and_then(|(_, v)| normalize_colour(v))?;
+    if colour == "transparent" {
+        return Some("same_colour_as_background");
+    }
+    if decls
+        .iter()
+        .any(|(p, _)| p == "background" || p == "background-color")
+    {
+        return None;
+    }
+    let backdrop = node
+        .ancestors_it(None)
+        .filter_map(|a| a.attr("style"))
+        .find_map(|s| {
+            let d = parse_style(&s);
+            d.iter()
+                .find(|(p, _)| p == "background-color" || p == "background")
+                .map(|(_, v)| normalize_colour(v))
+        })
+        .unwrap_or_else(|| Some("#ffffff".to_string()))?;
+    close_colours(&colour, &backdrop).then_some("same_colour_as_background")
+}
+
+/// Two `#rrggbb` colours a reader cannot tell apart.
+fn close_colours(a: &str, b: &str) -> bool {
+    let rgb = |c: &str| -> Option<[i32; 3]> {
+        let h = c.strip_prefix('#')?;
+        let p = |i: usize| i32::from_str_radix(h.get(i..i + 2)?, 16).ok();
+        Some([p(0)?, p(2)?, p(4)?])
+    };
+    match (rgb(a), rgb(b)) {
+        (Some(x), Some(y)) => x.iter().zip(y).all(|(p, q)| (p - q).abs() <= 8),
+        _ => a == b,
+    }
+}
+
+/// Content the cleaner drops whole, kept as hidden text for the scan.
+const DROPPED_CONTENT: [(&str, &str); 4] = [
+    ("template", "template"),
+    ("noscript", "noscript"),
+    ("iframe, object, embed", "embedded_frame"),
+    ("svg, canvas", "svg"),
+];
+
+/// The words of a markup fragment (tags dropped, a few entities decoded).
+fn markup_text(markup: &str) -> String {
+    static TAG: LazyLock<Regex> = LazyLock::new(|| crate::re(r"(?s)<[^>]*>"));
+    // Twice: raw-text elements (noscript) serialise their markup escaped.
+    let text = decode_entities(&TAG.replace_all(markup, " "));
+    decode_entities(&TAG.replace_all(&text, " "))
+}
+
+fn decode_entities(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
+}
+
+/// Rules of the page's own stylesheets that hide what they select:
+/// top-level rules only (a rule inside `@media` hides for some screens).
+fn stylesheet_hiding(doc: &Document) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    for node in doc.select("style").nodes() {
+        let css = node.text().to_string();
+        let mut depth = 0usize;
+        let mut start = 0usize;
+        let mut selector = String::new();
+        for (i, c) in css.char_indices() {
+            match c {
+                '{' => {
+                    if depth == 0 {
+                        selector = css[start..i].trim().to_string();
+                    }
+                    depth += 1;
+                    start = i + 1;
+                }
+                '}' => {
+                    if depth == 1
+                        && !selector.starts_with('@')
+                        && let Some(t) =
+                            style_hides(&css[start..i]).or_else(|| same_colour_rule(&css[start..i]))
+                    {
+                        for sel in selector.split(',') {
+                            let sel = sel.trim();
+                            // Pseudo-classes (:hover, :focus) hide only sometimes.
+                            if !sel.is_empty() && !sel.contains(':') && !sel.contains("/*") {
+                                out.push((sel.to_string(), t));
+                            }
+                        }
+                    }
+                    depth = depth.saturating_sub(1);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// A stylesheet rule that paints text white or transparent with no
+/// background of its own: invisible on the default page.
+fn same_colour_rule(decls: &str) -> Option<&'static str> {
+    let d = parse_style(decls);
+    let colour = d
+        .iter()
+        .find(|(p, _)| p == "color")
+        .and_then(|(_, v)| normalize_colour(v))?;
+    let has_background = d
+        .iter()
+        .any(|(p, _)| p == "background" || p == "background-color");
+    (colour == "transparent" || (!has_background && close_colours(&colour, "#ffffff")))
+        .then_some("same_colour_as_background")
+}
+
+/// Attribute, metadata, link and code text: what a reader or a tool may
+/// see besides the prose, gathered before anything is removed.
+fn collect_channels(doc: &Document) -> Vec<TextChannel> {
+    let mut out = Vec::new();
+    let mut push = |location: &'static str, text: &str| {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty() {
+            out.push(TextChannel { location, text });
+        }
+    };
+    for node in doc.select("title").nodes() {
+        push("title", &node.text());
+    }
+    for node in doc.select("meta[content]").nodes() {
+        push("meta", &node.attr_or("content", ""));
+    }
+    for node in doc.select("script[type*='ld+json' i]").nodes() {
+        let raw = node.text().to_string();
+        match serde_json::from_str::<serde_json::Value>(&raw) {
+            Ok(v) => {
+                let mut strings = Vec::new();
+                json_strings(&v, &mut strings);
+                push("json_ld", &strings.join("\n"));
+            }
+            Err(_) => push("json_ld", &raw),
+        }
+    }
+    for node in doc.select("a").nodes() {
+        push("link_text", &node.text());
+        if let Some(href) = node.attr("href") {
+            push("href", &href_words(&href));
+        }
+    }
+    for node in doc.select("pre, code").nodes() {
+        push("code_block", &node.text());
+    }
+    for node in doc.root().descendants_it().filter(|n| n.is_element()) {
+        for attr in node.attrs() {
+            let name: &str = &attr.name.local;
+            let location = match name {
+                "alt" => "alt_text",
+                "title" => "title_attr",
+                "aria-label" => "aria_label",
+                "aria-description" | "aria-roledescription" | "aria-placeholder" => {
+                    "aria_description"
+                }
+                "placeholder" => "placeholder",
+                "value" if node.node_name().is_some_and(|n| &*n == "input") => "input_value",
+                n if n.starts_with("data-") => "data_attr",
+                _ => continue,
+            };
+            push(location, &decode_entities(&attr.value));
+        }
+    }
+    out
+}
+
+/// Every string inside a JSON value (keys are the schema's, not the page's).
+fn json_strings(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| json_strings(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| json_strings(x, out)),
+        _ => {}
+    }
+}
+
+/// A link target as words: percent-decoded, with the separators URLs use
+/// for spaces read as spaces.
+fn href_words(href: &str) -> String {
+    let bytes = href.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(b) = href
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            decoded.push(b);
+            i += 3;
+            continue;
+        }
+        decoded.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&decoded)
+        .chars()
+        .map(|c| {
+            if matches!(c, '-' | '_' | '+' | '/' | '=' | '&' | '?' | '#') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// Inline styles that hide text from a reader.
@@ -225,7 +493,7 @@ fn is_zero_length(v: &str) -> bool {
 fn normalize_colour(v: &str) -> Option<String> {
     let v = v.trim();
     let named = match v {
-        "white" => Some("#ffffff"),
+        "white" | "snow" | "ghostwhite" | "whitesmoke" | "ivory" => Some("#ffffff"),
         "black" => Some("#000000"),
         "transparent" => Some("transparent"),
         _ => None,

@@ -14,6 +14,7 @@ pub mod identity;
 pub mod injection;
 pub mod merge;
 pub mod metadata;
+pub mod normalize;
 #[cfg(test)]
 mod proptests;
 pub mod quotes;
@@ -64,6 +65,22 @@ pub struct Page {
     pub text: String,
 }
 
+/// Whether a document carries instructions aimed at AI agents anywhere
+/// (the same scan [`assess`] quarantines on): a search backend that holds
+/// the whole page withholds its snippet and title before any model sees
+/// a window of it.
+pub fn carries_instructions(raw: &RawDocument) -> bool {
+    let cleaned = match raw.content_type {
+        ContentType::Html => clean::clean_html(&raw.content),
+        ContentType::Markdown | ContentType::Plain => clean::clean_text(&raw.content),
+    };
+    !injection::scan_page(&cleaned).is_empty()
+        || raw
+            .title
+            .as_deref()
+            .is_some_and(|t| !injection::scan_text(t).is_empty())
+}
+
 /// The most text stored per page.
 pub const MAX_STORED_CHARS: usize = 120_000;
 
@@ -86,10 +103,13 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
     let mut injection = injection::scan_page(&cleaned);
     // A title is text a model reads too.
     for pattern in injection::scan_text(&title) {
-        injection.push(injection::InjectionHit {
+        let hit = injection::InjectionHit {
             pattern,
             location: "title".into(),
-        });
+        };
+        if !injection.contains(&hit) {
+            injection.push(hit);
+        }
     }
     let mut hidden: Vec<String> = cleaned
         .hidden
@@ -141,6 +161,12 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         (Verdict::Rejected, Some("no readable text".into()))
     } else {
         (Verdict::Accepted, None)
+    };
+    // A hostile page's title is its text too: only the address is kept.
+    let title = if verdict == Verdict::Quarantined {
+        raw.url.clone()
+    } else {
+        title
     };
     Page {
         url: raw.url.clone(),

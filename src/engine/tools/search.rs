@@ -88,11 +88,16 @@ impl Tool for WebSearch {
         let results: Vec<SearchResultItem> = hits
             .iter()
             .map(|h| SearchResultItem {
-                title: h.title.clone(),
+                // A title that talks to AI agents is withheld too.
+                title: if injection::scan_snippet(&h.title).is_empty() {
+                    h.title.clone()
+                } else {
+                    "[title withheld: it carries instructions aimed at AI agents]".into()
+                },
                 url: h.url.clone(),
                 domain: host_of(&h.url),
                 // A snippet that talks to AI agents is withheld, not shown.
-                snippet: if injection::scan_text(&h.snippet).is_empty() {
+                snippet: if injection::scan_snippet(&h.snippet).is_empty() {
                     h.snippet.clone()
                 } else {
                     "[snippet withheld: it carries instructions aimed at AI agents]".into()

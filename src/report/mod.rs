@@ -5,6 +5,7 @@ pub mod citations;
 pub mod claim_check;
 pub mod compose;
 pub mod evidence_view;
+pub mod gaps;
 pub mod hygiene;
 
 pub use compose::{FinalReport, SourceEntry, draft_from_merged, finalize};

@@ -194,7 +194,7 @@ fn no_verified_source_why(accepted: usize, claims: &ClaimSupport) -> String {
         "no page read was accepted as a source, so nothing in this report is backed by one".into()
     } else if claims.checked > 0 {
         format!(
-            "{accepted} page(s) were accepted, but none of the {} cited sentence(s) was supported by the source it cites ({} removed)",
+            "{accepted} page(s) were accepted, but no cited sentence of the report survived the claim check ({} checked, {} removed as unsupported)",
             claims.checked, claims.removed
         )
     } else {

@@ -9,12 +9,13 @@ use futures::future::join_all;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::budget::Limit;
 use super::context::RunCtx;
 use super::model::{
     ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens,
 };
 use super::prompts;
-use super::tools::{self, AgentCx, Deliverable, Tool, ToolOutput};
+use super::tools::{self, AgentCx, Deliverable, ToolOutput, ToolRegistry};
 use crate::config::ModelRole;
 use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
 use crate::store::Record;
@@ -29,8 +30,8 @@ const RESERVED_OUTPUT_TOKENS: u64 = 4096;
 pub struct AgentSpec {
     pub role: ModelRole,
     pub system: String,
-    pub tools: Vec<Arc<dyn Tool>>,
-    pub nudge: &'static str,
+    pub tools: ToolRegistry,
+    pub nudge: String,
 }
 
 #[derive(Debug)]
@@ -48,39 +49,37 @@ pub enum AgentEnd {
 }
 
 /// Stops the whole run for an exhausted budget, reporting it once.
-pub fn halt(run: &RunCtx, reason: StatusReason) {
+pub fn halt(run: &RunCtx, limit: Limit) {
     if !run.cancel.is_cancelled() {
         run.emitter.status(
             MAIN_AGENT,
             StatusState::BudgetHalt,
-            Some(reason),
-            Some(limit_detail(run, reason)),
+            Some(limit.into()),
+            Some(limit_detail(run, limit)),
         );
     }
     run.cancel.cancel(StatusReason::BudgetExhausted);
 }
 
-fn limit_detail(run: &RunCtx, reason: StatusReason) -> String {
+fn limit_detail(run: &RunCtx, limit: Limit) -> String {
     let l = run.budget.limits();
     let s = run.budget.spent();
-    match reason {
-        StatusReason::ToolCalls => format!("tool calls {} of {}", s.tool_calls, l.max_tool_calls),
-        StatusReason::Tokens => format!("tokens {} of {}", s.tokens, l.max_total_tokens),
-        StatusReason::Usd => format!("${:.4} of ${:.2}", s.usd, l.max_usd),
-        StatusReason::Deadline => format!(
+    match limit {
+        Limit::ToolCalls => format!("tool calls {} of {}", s.tool_calls, l.max_tool_calls),
+        Limit::Tokens => format!("tokens {} of {}", s.tokens, l.max_total_tokens),
+        Limit::Usd => format!("${:.4} of ${:.2}", s.usd, l.max_usd),
+        Limit::Deadline => format!(
             "{:.0}s of {:.0}s",
             run.budget.elapsed().as_secs_f64(),
             l.deadline.as_secs_f64()
         ),
-        StatusReason::Steps => format!("orchestrator steps {} of {}", s.steps, l.max_steps),
-        _ => String::new(),
+        Limit::Steps => format!("orchestrator steps {} of {}", s.steps, l.max_steps),
     }
 }
 
 pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> AgentEnd {
     let run = cx.run.clone();
     let is_main = cx.agent == MAIN_AGENT;
-    let tool_specs: Vec<_> = spec.tools.iter().map(|t| t.spec()).collect();
     let mut messages = vec![Message::system(spec.system.clone()), Message::user(user)];
     let mut nudges = 0;
     let mut index: u64 = 0;
@@ -91,7 +90,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         if is_main {
             if let Err(e) = run.budget.reserve_step() {
                 halt(&run, e.0);
-                return AgentEnd::Halted(e.0);
+                return AgentEnd::Halted(e.0.into());
             }
         } else if index >= SUBAGENT_MAX_STEPS {
             return AgentEnd::Failed(format!("gave up after {SUBAGENT_MAX_STEPS} model calls"));
@@ -99,7 +98,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         let request = ChatRequest {
             role: spec.role,
             messages: messages.clone(),
-            tools: tool_specs.clone(),
+            tools: spec.tools.specs().to_vec(),
         };
         let response = match call_model(&cx, &request).await {
             Ok(r) => r,
@@ -130,7 +129,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                 let mut assistant = Message::assistant(response.content.clone(), vec![]);
                 assistant.reasoning = response.thinking.clone();
                 messages.push(assistant);
-                messages.push(Message::user(spec.nudge));
+                messages.push(Message::user(spec.nudge.clone()));
                 continue;
             }
             return AgentEnd::Stalled {
@@ -162,12 +161,12 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         if run.cancel.is_cancelled() {
             return AgentEnd::Cancelled;
         }
-        if let Some(reason) = run.budget.soft_crossed() {
+        if let Some(limit) = run.budget.soft_crossed() {
             run.emitter.status(
                 MAIN_AGENT,
                 StatusState::BudgetSoft,
-                Some(reason),
-                Some(limit_detail(&run, reason)),
+                Some(limit.into()),
+                Some(limit_detail(&run, limit)),
             );
             messages.push(Message::user(prompts::WRAP_UP));
         }
@@ -197,11 +196,11 @@ impl ModelSink for LoopSink {
                     reason,
                 },
             ),
-            ModelNotice::Fallback { detail } => {
-                self.run
-                    .emitter
-                    .warning(&self.agent, "model_fallback", detail)
-            }
+            ModelNotice::Fallback { detail } => self.run.emitter.warning(
+                &self.agent,
+                crate::protocol::WarningCode::ModelFallback,
+                detail,
+            ),
             // Streamed reasoning is emitted whole when the call completes.
             ModelNotice::ThinkingDelta(_) => {}
         }
@@ -228,7 +227,7 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
         Ok(h) => h,
         Err(e) => {
             halt(run, e.0);
-            return Err(AgentEnd::Halted(e.0));
+            return Err(AgentEnd::Halted(e.0.into()));
         }
     };
     let sink = LoopSink {
@@ -285,13 +284,6 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
     Ok(response)
 }
 
-fn is_deliverable(name: &str) -> bool {
-    matches!(
-        name,
-        "submit_report" | "submit_findings" | "request_clarification"
-    )
-}
-
 /// A model that describes what it is about to do instead of doing it
 /// ("I'll search for...") has not answered; it gets nudged.
 fn narrates_a_plan(text: &str) -> bool {
@@ -311,18 +303,18 @@ fn narrates_a_plan(text: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
-async fn execute(cx: &AgentCx, tools: &[Arc<dyn Tool>], call: &ToolCall) -> ToolOutput {
+async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOutput {
     let run = &cx.run;
     let id = format!("{}:{}", cx.agent, call.id);
-    let Some(tool) = tools.iter().find(|t| t.spec().name == call.name) else {
-        let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
+    let Some(tool) = tools.get(&call.name) else {
+        let names: Vec<&str> = tools.names().collect();
         return ToolOutput::permanent(format!(
             "unknown tool {:?}; available tools: {}",
             call.name,
             names.join(", ")
         ));
     };
-    if !is_deliverable(&call.name)
+    if !tool.ends_agent()
         && let Err(e) = run.budget.reserve_tool_call()
     {
         halt(run, e.0);

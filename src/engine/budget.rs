@@ -20,9 +20,31 @@ pub struct Spent {
     pub model_calls: u64,
 }
 
+/// The limits a run has; each is also the reason a run halts on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    ToolCalls,
+    Tokens,
+    Usd,
+    Deadline,
+    Steps,
+}
+
+impl From<Limit> for StatusReason {
+    fn from(limit: Limit) -> Self {
+        match limit {
+            Limit::ToolCalls => StatusReason::ToolCalls,
+            Limit::Tokens => StatusReason::Tokens,
+            Limit::Usd => StatusReason::Usd,
+            Limit::Deadline => StatusReason::Deadline,
+            Limit::Steps => StatusReason::Steps,
+        }
+    }
+}
+
 /// A limit that was hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Exhausted(pub StatusReason);
+pub struct Exhausted(pub Limit);
 
 #[derive(Debug)]
 struct State {
@@ -80,7 +102,7 @@ impl Budget {
 
     pub fn check_deadline(&self) -> Result<(), Exhausted> {
         if self.started.elapsed() >= self.limits.deadline {
-            Err(Exhausted(StatusReason::Deadline))
+            Err(Exhausted(Limit::Deadline))
         } else {
             Ok(())
         }
@@ -91,7 +113,7 @@ impl Budget {
         self.check_deadline()?;
         let mut s = self.lock();
         if s.spent.tool_calls >= self.limits.max_tool_calls {
-            return Err(Exhausted(StatusReason::ToolCalls));
+            return Err(Exhausted(Limit::ToolCalls));
         }
         s.spent.tool_calls += 1;
         Ok(())
@@ -101,7 +123,7 @@ impl Budget {
     pub fn reserve_step(&self) -> Result<(), Exhausted> {
         let mut s = self.lock();
         if s.spent.steps >= self.limits.max_steps {
-            return Err(Exhausted(StatusReason::Steps));
+            return Err(Exhausted(Limit::Steps));
         }
         s.spent.steps += 1;
         Ok(())
@@ -112,10 +134,10 @@ impl Budget {
         self.check_deadline()?;
         let mut s = self.lock();
         if s.spent.tokens + s.held_tokens + tokens > self.limits.max_total_tokens {
-            return Err(Exhausted(StatusReason::Tokens));
+            return Err(Exhausted(Limit::Tokens));
         }
         if s.spent.usd + s.held_usd + usd > self.limits.max_usd + 1e-12 {
-            return Err(Exhausted(StatusReason::Usd));
+            return Err(Exhausted(Limit::Usd));
         }
         s.held_tokens += tokens;
         s.held_usd += usd;
@@ -133,22 +155,22 @@ impl Budget {
     }
 
     /// Returns the limit crossing 75% the first time any does.
-    pub fn soft_crossed(&self) -> Option<StatusReason> {
+    pub fn soft_crossed(&self) -> Option<Limit> {
         let mut s = self.lock();
         if s.soft_reported {
             return None;
         }
         let l = &self.limits;
         let reason = if s.spent.tool_calls as f64 >= 0.75 * l.max_tool_calls as f64 {
-            StatusReason::ToolCalls
+            Limit::ToolCalls
         } else if s.spent.tokens as f64 >= 0.75 * l.max_total_tokens as f64 {
-            StatusReason::Tokens
+            Limit::Tokens
         } else if l.max_usd > 0.0 && s.spent.usd >= 0.75 * l.max_usd {
-            StatusReason::Usd
+            Limit::Usd
         } else if self.started.elapsed().as_secs_f64() >= 0.75 * l.deadline.as_secs_f64() {
-            StatusReason::Deadline
+            Limit::Deadline
         } else if s.spent.steps as f64 >= 0.75 * l.max_steps as f64 {
-            StatusReason::Steps
+            Limit::Steps
         } else {
             return None;
         };
@@ -190,7 +212,7 @@ mod tests {
         let h = b.reserve_model_call(60, 0.0).unwrap();
         assert!(matches!(
             b.reserve_model_call(60, 0.0),
-            Err(Exhausted(StatusReason::Tokens))
+            Err(Exhausted(Limit::Tokens))
         ));
         b.settle(h, 30, 0.0);
         assert!(b.reserve_model_call(60, 0.0).is_ok());
@@ -205,7 +227,7 @@ mod tests {
         for _ in 0..3 {
             b.reserve_tool_call().unwrap();
         }
-        assert_eq!(b.soft_crossed(), Some(StatusReason::ToolCalls));
+        assert_eq!(b.soft_crossed(), Some(Limit::ToolCalls));
         assert_eq!(b.soft_crossed(), None);
     }
 }

@@ -20,6 +20,7 @@ use crate::evidence::merge::{MergeOptions, MergedField, merge};
 use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{
     EntityAnchors, Event, EventBody, ModelUsage, RunMode, Status, StatusReason, StatusState,
+    WarningCode,
 };
 use crate::store::memory::Lessons;
 use crate::store::{Record, RecorderHandle, RunDir};
@@ -71,11 +72,11 @@ impl Emitter {
         );
     }
 
-    pub fn warning(&self, agent: &str, code: &str, message: impl Into<String>) {
+    pub fn warning(&self, agent: &str, code: WarningCode, message: impl Into<String>) {
         self.emit(
             agent,
             EventBody::Warning {
-                code: code.into(),
+                code,
                 message: message.into(),
             },
         );

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
 use super::budget::Budget;
 use super::context::{Emitter, RunCtx, RunCtxInit};
-use super::tools::{AgentCx, Deliverable, orchestrator_tools};
+use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
 use crate::protocol::Verdict;
@@ -70,7 +70,7 @@ pub(super) async fn engine_task(
                     Op::Interrupt | Op::Shutdown => ctx.cancel.cancel(StatusReason::Interrupted),
                     Op::Ask(_) => ctx.emitter.warning(
                         MAIN_AGENT,
-                        "busy",
+                        crate::protocol::WarningCode::Busy,
                         "an Ask arrived while a run is in progress; ignored",
                     ),
                 }
@@ -82,7 +82,7 @@ pub(super) async fn engine_task(
         let deadline = config.limits.deadline;
         AbortOnDrop(tokio::spawn(async move {
             tokio::time::sleep(deadline).await;
-            agent_loop::halt(&ctx, StatusReason::Deadline);
+            agent_loop::halt(&ctx, super::budget::Limit::Deadline);
         }))
     };
     // One root span per run: every log line of the run carries its id.
@@ -245,7 +245,7 @@ async fn run_one(
     if let Some(problem) = memory_problem {
         ctx.emitter.warning(
             MAIN_AGENT,
-            "memory_unreadable",
+            crate::protocol::WarningCode::MemoryUnreadable,
             format!("{problem}; running without memory"),
         );
     }
@@ -255,7 +255,7 @@ async fn run_one(
     if unclear.is_none() && ctx.mode == RunMode::Offline {
         ctx.emitter.warning(
             MAIN_AGENT,
-            "offline",
+            crate::protocol::WarningCode::Offline,
             format!(
                 "offline mode: a deterministic extractive model (no language model) researches {}",
                 ctx.backend_label
@@ -266,8 +266,8 @@ async fn run_one(
     let spec = AgentSpec {
         role: ModelRole::Research,
         system: prompts::orchestrator_system(&ctx.spotlight, ctx.domain_prompt.as_deref()),
-        tools: orchestrator_tools(),
-        nudge: prompts::ORCHESTRATOR_NUDGE,
+        tools: ToolRegistry::orchestrator(),
+        nudge: prompts::orchestrator_nudge(),
     };
     let end = match &unclear {
         Some(_) => None,
@@ -464,7 +464,7 @@ async fn run_one(
     if let Some(e) = &write_error {
         ctx.emitter.warning(
             MAIN_AGENT,
-            "write_failed",
+            crate::protocol::WarningCode::WriteFailed,
             format!("could not write run files: {e}"),
         );
     }

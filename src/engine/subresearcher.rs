@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::agent_loop::{AgentEnd, AgentSpec, run_agent};
 use super::context::RunCtx;
 use super::prompts;
-use super::tools::{AgentCx, Deliverable, subresearcher_tools};
+use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use crate::config::ModelRole;
 use crate::evidence::Findings;
 
@@ -14,7 +14,7 @@ use crate::evidence::Findings;
 pub fn aspect_of(description: &str) -> String {
     description
         .lines()
-        .find_map(|l| l.strip_prefix("Aspect:"))
+        .find_map(|l| l.strip_prefix(prompts::label::ASPECT))
         .or_else(|| description.lines().next())
         .unwrap_or(description)
         .trim()
@@ -29,10 +29,11 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
     let spec = AgentSpec {
         role: ModelRole::Subagent,
         system: prompts::subresearcher_system(&run.spotlight, run.domain_prompt.as_deref()),
-        tools: subresearcher_tools(),
-        nudge: prompts::SUBRESEARCHER_NUDGE,
+        tools: ToolRegistry::subresearcher(),
+        nudge: prompts::subresearcher_nudge(),
     };
-    match run_agent(cx, spec, description.to_string()).await {
+    let user = prompts::subresearcher_user(description, &run.today);
+    match run_agent(cx, spec, user).await {
         AgentEnd::Delivered(Deliverable::Findings(f)) => {
             run.collect_findings(f.clone());
             Ok(f)

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::document::SourceType;
+
 /// A finding as it leaves a sub-researcher: verified quote, numbered source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
@@ -20,8 +22,8 @@ pub struct Finding {
     pub as_of: Option<String>,
     #[serde(default)]
     pub title: String,
-    #[serde(default)]
-    pub source_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_type: Option<SourceType>,
 }
 
 /// What a sub-researcher hands back to the orchestrator.

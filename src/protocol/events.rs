@@ -140,7 +140,7 @@ pub enum EventBody {
         text: String,
     },
     Warning {
-        code: String,
+        code: WarningCode,
         message: String,
     },
     /// A model call failed transiently and is retried.
@@ -190,7 +190,33 @@ pub enum RunMode {
 pub struct Todo {
     pub id: String,
     pub content: String,
-    pub status: String,
+    pub status: TodoStatus,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    #[default]
+    Pending,
+    InProgress,
+    Completed,
+}
+
+impl TodoStatus {
+    /// Reads a status as models write it (`done`, `in progress`, ...);
+    /// anything unknown is pending.
+    pub fn from_model(text: &str) -> Self {
+        match text
+            .trim()
+            .to_ascii_lowercase()
+            .replace([' ', '-'], "_")
+            .as_str()
+        {
+            "completed" | "complete" | "done" | "finished" => TodoStatus::Completed,
+            "in_progress" | "active" | "started" | "running" | "doing" => TodoStatus::InProgress,
+            _ => TodoStatus::Pending,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -263,6 +289,25 @@ pub enum Verdict {
     Rejected,
     Quarantined,
     Failed,
+}
+
+/// What a `warning` event is about. New codes are additive; a consumer
+/// reading a code it does not know gets `other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningCode {
+    /// No API key: the embedded or given corpus and the extractive model.
+    Offline,
+    MemoryUnreadable,
+    /// An `Ask` op arrived while a run was in progress.
+    Busy,
+    WriteFailed,
+    /// A model call failed over to the tier's fallback model.
+    ModelFallback,
+    /// Report sentences their sources do not support were removed.
+    UnsupportedClaims,
+    #[serde(other)]
+    Other,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -434,4 +479,33 @@ pub fn missing_keys(event: &Value) -> Vec<String> {
         }
     }
     missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn todo_status_reads_what_models_write() {
+        for (text, want) in [
+            ("pending", TodoStatus::Pending),
+            ("In progress", TodoStatus::InProgress),
+            ("in-progress", TodoStatus::InProgress),
+            ("DONE", TodoStatus::Completed),
+            ("completed", TodoStatus::Completed),
+            ("someday", TodoStatus::Pending),
+        ] {
+            assert_eq!(TodoStatus::from_model(text), want, "{text}");
+        }
+        let json = serde_json::to_string(&TodoStatus::InProgress).unwrap();
+        assert_eq!(json, "\"in_progress\"");
+    }
+
+    #[test]
+    fn warning_codes_keep_their_wire_names_and_accept_new_ones() {
+        let json = serde_json::to_string(&WarningCode::MemoryUnreadable).unwrap();
+        assert_eq!(json, "\"memory_unreadable\"");
+        let code: WarningCode = serde_json::from_str("\"from_a_newer_engine\"").unwrap();
+        assert_eq!(code, WarningCode::Other);
+    }
 }

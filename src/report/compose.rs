@@ -262,8 +262,8 @@ pub fn draft_on(
         for f in &a.unit.findings {
             md.push_str(&format!("- \"{}\" [{}]", quote_md(&f.quote), f.source));
             let mut meta = Vec::new();
-            if !f.source_type.is_empty() {
-                meta.push(f.source_type.replace('_', " "));
+            if let Some(t) = f.source_type {
+                meta.push(t.as_str().replace('_', " "));
             }
             if let Some(d) = date_of(&f.quote, f.as_of.as_deref()) {
                 meta.push(format!("as of {d}"));
@@ -340,7 +340,7 @@ pub fn draft_on(
                         "  - {label}: \"{}\" [{}] ({}, confidence {:.2}{})\n",
                         quote_md(&c.quote),
                         c.source,
-                        c.source_type.replace('_', " "),
+                        c.source_type.as_str().replace('_', " "),
                         c.confidence,
                         c.as_of
                             .as_deref()
@@ -724,7 +724,7 @@ mod tests {
             value: None,
             as_of: Some(as_of.into()),
             title: String::new(),
-            source_type: "news".into(),
+            source_type: Some(SourceType::News),
         }
     }
 
@@ -799,7 +799,7 @@ mod tests {
             value: "x".into(),
             quote: "Acme will tell merchants if data is exposed.".into(),
             source: 3,
-            source_type: "official".into(),
+            source_type: SourceType::Official,
             confidence: 0.5,
             as_of: None,
             status: "contested".into(),

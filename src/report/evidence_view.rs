@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::document::SourceType;
 use crate::evidence::merge::{MergedField, Support, ValueCluster};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,7 +39,7 @@ pub struct ValueView {
     pub value: String,
     pub quote: String,
     pub source: usize,
-    pub source_type: String,
+    pub source_type: SourceType,
     pub confidence: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub as_of: Option<String>,
@@ -76,7 +77,7 @@ fn cluster_view(c: &ValueCluster, number_of: &dyn Fn(&str) -> Option<usize>) -> 
         value: c.value.clone(),
         quote: s.snippet.clone(),
         source: n,
-        source_type: s.source_type.as_str().to_string(),
+        source_type: s.source_type,
         confidence: c.confidence,
         // The quote's own date, so one quote carries one date everywhere.
         as_of: s.as_of.clone().or_else(|| c.as_of.clone()),

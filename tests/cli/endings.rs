@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use dra::protocol::{Event, EventBody, StatusReason, StatusState};
+use dra::protocol::{Event, EventBody, StatusReason, StatusState, WarningCode};
 use dra::report::SourceEntry;
 
 use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events};
@@ -137,9 +137,13 @@ fn run_start_comes_first_even_when_memory_cannot_be_read() {
             events[0].body
         );
         assert!(
-            events.iter().any(
-                |e| matches!(&e.body, EventBody::Warning { code, .. } if code == "memory_unreadable")
-            ),
+            events.iter().any(|e| matches!(
+                &e.body,
+                EventBody::Warning {
+                    code: WarningCode::MemoryUnreadable,
+                    ..
+                }
+            )),
             "the memory problem is still told"
         );
     }

@@ -8,4 +8,5 @@ mod online;
 mod planner;
 mod redteam;
 mod scripted_offline;
+mod snapshots;
 mod web_run;

@@ -485,7 +485,7 @@ fn online_session_in_envelope_mode_and_with_automatic_fallback() {
     assert_good_report(&sb);
     assert!(
         events.iter().any(
-            |e| matches!(&e.body, EventBody::Warning { code, .. } if code == "model_fallback")
+            |e| matches!(&e.body, EventBody::Warning { code, .. } if *code == dra::protocol::WarningCode::ModelFallback)
         )
     );
 }

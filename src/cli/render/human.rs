@@ -9,7 +9,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::super::{GlobalArgs, print_stdout, stderr_is_live};
 use crate::engine::RunSummary;
-use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict};
+use crate::engine::tools::names::{FETCH_URL, WEB_SEARCH};
+use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict, WarningCode};
 
 pub struct Human {
     live: Option<MultiProgress>,
@@ -130,7 +131,7 @@ impl Human {
                         .lines()
                         .next()
                         .unwrap_or("")
-                        .trim_start_matches("Aspect:")
+                        .trim_start_matches(crate::engine::prompts::label::ASPECT)
                         .trim()
                         .to_string();
                     if self.live.is_some() {
@@ -211,7 +212,7 @@ impl Human {
                 self.line(&format!("  {agent} read [{index}] {title} ({domain})"));
             }
             EventBody::ToolCall { tool, .. } => {
-                if self.verbose > 0 && !matches!(tool.as_str(), "web_search" | "fetch_url") {
+                if self.verbose > 0 && !matches!(tool.as_str(), WEB_SEARCH | FETCH_URL) {
                     self.line(&format!("  {agent} → {tool}"));
                 }
             }
@@ -245,7 +246,7 @@ impl Human {
                 }
             }
             EventBody::Warning { message, code } => {
-                if code != "offline" {
+                if *code != WarningCode::Offline {
                     self.line(&format!(
                         "{} {message}",
                         self.paint("warning:", |s| s.yellow().bold())

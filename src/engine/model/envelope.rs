@@ -1,5 +1,5 @@
 //! The JSON envelope protocol, for endpoints without native tool calling
-//! (seed 003). The model replies with one of
+//! (docs/design.md, "The JSON envelope"). The model replies with one of
 //!
 //! - `{"type":"tool_call","name":...,"args":{...}}`
 //! - `{"type":"tool_calls","calls":[{"name":...,"args":{...}}, ...]}`

@@ -6,6 +6,9 @@ use super::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
 use crate::protocol::EventBody;
 
+/// The name models call `RequestClarification` by.
+pub const REQUEST_CLARIFICATION: &str = "request_clarification";
+
 /// Ends the run with questions for the user when the request is ambiguous.
 pub struct RequestClarification;
 
@@ -17,9 +20,17 @@ struct Args {
 
 #[async_trait]
 impl Tool for RequestClarification {
+    fn name(&self) -> &'static str {
+        REQUEST_CLARIFICATION
+    }
+
+    fn ends_agent(&self) -> bool {
+        true
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "request_clarification".into(),
+            name: REQUEST_CLARIFICATION.into(),
             description: "Ask the user clarifying questions when the request is ambiguous (unclear entity, scope, timeframe or goal). Call it first, before any research; the run stops until the user answers.".into(),
             parameters: json!({
                 "type": "object",
@@ -31,7 +42,7 @@ impl Tool for RequestClarification {
     }
 
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args("request_clarification", args) {
+        let args: Args = match parse_args(REQUEST_CLARIFICATION, args) {
             Ok(a) => a,
             Err(e) => return e,
         };

@@ -1,7 +1,13 @@
-//! The tool contract. Names are public (models and scripts rely on them):
-//! orchestrator: `request_clarification`, `write_todos`, `task`,
-//! `web_search`, `fetch_url`, `read_source`, `review_evidence`, `submit_report`; sub-researcher: `web_search`,
-//! `fetch_url`, `read_source`, `submit_findings`.
+//! The tool contract and the registry. Each tool lives in its own file and
+//! declares its name there as a constant (re-exported in [`names`]); no
+//! other file spells a tool name. Names are public (models and scripts rely
+//! on them): orchestrator: `request_clarification`, `write_todos`, `task`,
+//! `web_search`, `fetch_url`, `read_source`, `review_evidence`,
+//! `submit_report`; sub-researcher: `web_search`, `fetch_url`,
+//! `read_source`, `submit_findings`.
+//!
+//! Adding a tool: a new file with its `Tool` impl and name constant, one
+//! line in [`names`] and one in the agent's list below.
 
 mod clarify;
 mod fetch;
@@ -11,7 +17,7 @@ pub(crate) mod submit;
 mod task;
 mod todos;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -125,8 +131,26 @@ impl AgentCx {
     }
 }
 
+/// Every tool's name, from the tool's own file.
+pub mod names {
+    pub use super::clarify::REQUEST_CLARIFICATION;
+    pub use super::fetch::{FETCH_URL, READ_SOURCE};
+    pub use super::review::REVIEW_EVIDENCE;
+    pub use super::search::WEB_SEARCH;
+    pub use super::submit::{SUBMIT_FINDINGS, SUBMIT_REPORT};
+    pub use super::task::TASK;
+    pub use super::todos::WRITE_TODOS;
+}
+
 #[async_trait]
 pub trait Tool: Send + Sync {
+    /// The name models call the tool by (its file's constant).
+    fn name(&self) -> &'static str;
+    /// Whether a successful call ends the calling agent's loop (a
+    /// deliverable). Such calls never count against the tool-call budget.
+    fn ends_agent(&self) -> bool {
+        false
+    }
     fn spec(&self) -> ToolSpec;
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput;
 }
@@ -148,26 +172,89 @@ pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, Too
     })
 }
 
-/// The orchestrator's tools.
-pub fn orchestrator_tools() -> Vec<Arc<dyn Tool>> {
-    vec![
-        Arc::new(RequestClarification),
-        Arc::new(WriteTodos),
-        Arc::new(Task),
-        Arc::new(WebSearch),
-        Arc::new(FetchUrl),
-        Arc::new(ReadSource),
-        Arc::new(ReviewEvidence),
-        Arc::new(SubmitReport),
-    ]
+/// One agent's tools, looked up by name; built once per agent.
+pub struct ToolRegistry {
+    tools: Vec<Arc<dyn Tool>>,
+    by_name: HashMap<&'static str, usize>,
+    specs: Vec<ToolSpec>,
 }
 
-/// A sub-researcher's tools.
-pub fn subresearcher_tools() -> Vec<Arc<dyn Tool>> {
-    vec![
-        Arc::new(WebSearch),
-        Arc::new(FetchUrl),
-        Arc::new(ReadSource),
-        Arc::new(SubmitFindings),
-    ]
+impl ToolRegistry {
+    pub fn new(tools: Vec<Arc<dyn Tool>>) -> Self {
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name(), i))
+            .collect();
+        let specs = tools.iter().map(|t| t.spec()).collect();
+        ToolRegistry {
+            tools,
+            by_name,
+            specs,
+        }
+    }
+
+    /// The orchestrator's tools.
+    pub fn orchestrator() -> Self {
+        Self::new(vec![
+            Arc::new(RequestClarification),
+            Arc::new(WriteTodos),
+            Arc::new(Task),
+            Arc::new(WebSearch),
+            Arc::new(FetchUrl),
+            Arc::new(ReadSource),
+            Arc::new(ReviewEvidence),
+            Arc::new(SubmitReport),
+        ])
+    }
+
+    /// A sub-researcher's tools.
+    pub fn subresearcher() -> Self {
+        Self::new(vec![
+            Arc::new(WebSearch),
+            Arc::new(FetchUrl),
+            Arc::new(ReadSource),
+            Arc::new(SubmitFindings),
+        ])
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// What the model is offered, in registration order.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tools.iter().map(|t| t.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_tool_is_found_by_the_name_it_offers() {
+        for registry in [ToolRegistry::orchestrator(), ToolRegistry::subresearcher()] {
+            for spec in registry.specs() {
+                let tool = registry.get(&spec.name).map(|t| t.name());
+                assert_eq!(tool, Some(spec.name.as_str()));
+            }
+            assert_eq!(
+                registry.by_name.len(),
+                registry.tools.len(),
+                "duplicate names"
+            );
+        }
+        let sub = ToolRegistry::subresearcher();
+        assert!(sub.get(names::SUBMIT_REPORT).is_none());
+        assert!(
+            sub.get(names::SUBMIT_FINDINGS)
+                .is_some_and(|t| t.ends_agent())
+        );
+        assert!(!sub.get(names::WEB_SEARCH).is_some_and(|t| t.ends_agent()));
+    }
 }

@@ -5,15 +5,22 @@ use super::{AgentCx, Tool, ToolOutput};
 use crate::engine::model::ToolSpec;
 use crate::report::evidence_view;
 
+/// The name models call `ReviewEvidence` by.
+pub const REVIEW_EVIDENCE: &str = "review_evidence";
+
 /// The merged evidence, for the writer: what is known per field, with
 /// confidence, dates, history and conflicts, cited by source number.
 pub struct ReviewEvidence;
 
 #[async_trait]
 impl Tool for ReviewEvidence {
+    fn name(&self) -> &'static str {
+        REVIEW_EVIDENCE
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "review_evidence".into(),
+            name: REVIEW_EVIDENCE.into(),
             description: "After the sub-researchers are done: the findings of the run merged per field (one field per aspect of the plan; sub-topics such as pricing:international apart; copies counted once, sources weighted by authority and freshness), each with its current value, a verbatim quote and its source number [n], confidence, the quote's as-of date, history, conflicts and rejected weak values, plus the sections this kind of question needs (report_guidance). Write the report from this.".into(),
             parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
         }

@@ -8,6 +8,9 @@ use crate::engine::model::ToolSpec;
 use crate::evidence::injection;
 use crate::protocol::{EventBody, SearchResultItem};
 
+/// The name models call `WebSearch` by.
+pub const WEB_SEARCH: &str = "web_search";
+
 pub struct WebSearch;
 
 #[derive(Deserialize)]
@@ -22,9 +25,13 @@ const MAX_RESULTS: usize = 20;
 
 #[async_trait]
 impl Tool for WebSearch {
+    fn name(&self) -> &'static str {
+        WEB_SEARCH
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "web_search".into(),
+            name: WEB_SEARCH.into(),
             description: "Discover candidate pages about the entity or a claim. Results are only candidates (title, url, snippet): never treat a snippet as a fact; read the page with fetch_url. Write specific queries with identity anchors (name + city/country + topic).".into(),
             parameters: json!({
                 "type": "object",
@@ -39,7 +46,7 @@ impl Tool for WebSearch {
     }
 
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args("web_search", args) {
+        let args: Args = match parse_args(WEB_SEARCH, args) {
             Ok(a) => a,
             Err(e) => return e,
         };

@@ -18,6 +18,11 @@ use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict}
 use crate::report::claim_check::{self, Library, SourceInput};
 use crate::report::{citations, hygiene};
 
+/// The name models call `SubmitFindings` by.
+pub const SUBMIT_FINDINGS: &str = "submit_findings";
+/// The name models call `SubmitReport` by.
+pub const SUBMIT_REPORT: &str = "submit_report";
+
 pub struct SubmitFindings;
 pub struct SubmitReport;
 
@@ -46,9 +51,17 @@ struct FindingsArgs {
 
 #[async_trait]
 impl Tool for SubmitFindings {
+    fn name(&self) -> &'static str {
+        SUBMIT_FINDINGS
+    }
+
+    fn ends_agent(&self) -> bool {
+        true
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "submit_findings".into(),
+            name: SUBMIT_FINDINGS.into(),
             description: "Hand your findings back (ends your task). Each finding: a claim, a quote copied VERBATIM from the page text, and the url of a page you read with fetch_url. Quotes not found in the page are rejected. List what you could not establish in gaps.".into(),
             parameters: json!({
                 "type": "object",
@@ -79,7 +92,7 @@ impl Tool for SubmitFindings {
     }
 
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: FindingsArgs = match parse_args("submit_findings", args) {
+        let args: FindingsArgs = match parse_args(SUBMIT_FINDINGS, args) {
             Ok(a) => a,
             Err(e) => return e,
         };
@@ -229,7 +242,7 @@ impl Tool for SubmitFindings {
                 value: f.value.clone(),
                 as_of,
                 title: page.title.clone(),
-                source_type: page.source_type.as_str().to_string(),
+                source_type: Some(page.source_type),
             });
         }
         let result = Findings {
@@ -283,9 +296,17 @@ struct ReportArgs {
 
 #[async_trait]
 impl Tool for SubmitReport {
+    fn name(&self) -> &'static str {
+        SUBMIT_REPORT
+    }
+
+    fn ends_agent(&self) -> bool {
+        true
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "submit_report".into(),
+            name: SUBMIT_REPORT.into(),
             description: "Submit the final report in Markdown (ends the run). Cite sources only as [n] with the numbers from the findings; do not write a Sources list (it is added for you). Sections: answer, findings with confidence and as-of dates, history, conflicts, gaps.".into(),
             parameters: json!({
                 "type": "object",
@@ -297,7 +318,7 @@ impl Tool for SubmitReport {
     }
 
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: ReportArgs = match parse_args("submit_report", args) {
+        let args: ReportArgs = match parse_args(SUBMIT_REPORT, args) {
             Ok(a) => a,
             Err(e) => return e,
         };
@@ -380,7 +401,7 @@ impl Tool for SubmitReport {
         let markdown = if removed > 0 {
             run.emitter.warning(
                 &cx.agent,
-                "unsupported_claims",
+                crate::protocol::WarningCode::UnsupportedClaims,
                 format!("{removed} sentence(s) not supported by their sources were removed from the report and listed under Gaps"),
             );
             enforced.markdown

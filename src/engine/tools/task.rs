@@ -7,6 +7,9 @@ use crate::engine::model::ToolSpec;
 use crate::engine::subresearcher;
 use crate::protocol::{EventBody, SubagentState};
 
+/// The name models call `Task` by.
+pub const TASK: &str = "task";
+
 pub struct Task;
 
 #[derive(Deserialize)]
@@ -19,9 +22,13 @@ struct Args {
 
 #[async_trait]
 impl Tool for Task {
+    fn name(&self) -> &'static str {
+        TASK
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "task".into(),
+            name: TASK.into(),
             description: "Delegate one aspect to a sub-researcher, which searches, reads and returns verified findings with source numbers [n]. Several task calls in one turn run in parallel. The description must say the aspect, the entity and what to find.".into(),
             parameters: json!({
                 "type": "object",
@@ -36,7 +43,7 @@ impl Tool for Task {
     }
 
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args("task", args) {
+        let args: Args = match parse_args(TASK, args) {
             Ok(a) => a,
             Err(e) => return e,
         };

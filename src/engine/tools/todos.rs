@@ -4,8 +4,11 @@ use serde_json::{Value, json};
 
 use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
-use crate::protocol::{EventBody, Todo};
+use crate::protocol::{EventBody, Todo, TodoStatus};
 use crate::question;
+
+/// The name models call `WriteTodos` by.
+pub const WRITE_TODOS: &str = "write_todos";
 
 pub struct WriteTodos;
 
@@ -27,9 +30,13 @@ struct Args {
 
 #[async_trait]
 impl Tool for WriteTodos {
+    fn name(&self) -> &'static str {
+        WRITE_TODOS
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "write_todos".into(),
+            name: WRITE_TODOS.into(),
             description: "Write or update the research plan: one todo per aspect to research (each becomes a task for a sub-researcher). Call it first.".into(),
             parameters: json!({
                 "type": "object",
@@ -52,7 +59,7 @@ impl Tool for WriteTodos {
     }
 
     async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args("write_todos", args) {
+        let args: Args = match parse_args(WRITE_TODOS, args) {
             Ok(a) => a,
             Err(e) => return e,
         };
@@ -68,7 +75,10 @@ impl Tool for WriteTodos {
             .map(|(n, (content, status))| Todo {
                 id: format!("t{}", n + 1),
                 content: content.trim().to_string(),
-                status: status.unwrap_or_else(|| "pending".into()),
+                status: status
+                    .as_deref()
+                    .map(TodoStatus::from_model)
+                    .unwrap_or_default(),
             })
             .collect();
         if todos.is_empty() {
@@ -83,7 +93,7 @@ impl Tool for WriteTodos {
             if state.plan_bounces == 0 {
                 state.plan_bounces += 1;
                 return ToolOutput::permanent(format!(
-                    "plan not recorded: {}. Call write_todos again.",
+                    "plan not recorded: {}. Call {WRITE_TODOS} again.",
                     problems.join("; ")
                 ));
             }

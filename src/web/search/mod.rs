@@ -21,21 +21,32 @@ pub use tavily::Tavily;
 use crate::config::{SearchSettings, Secret};
 use crate::ports::{SearchBackend, WebError};
 
+/// Builds a backend from the settings, or `None` when it is not configured.
+type Builder = fn(&SearchSettings) -> Option<Result<Arc<dyn SearchBackend>, WebError>>;
+
+/// Every backend, in order of preference. Adding one: a new file with its
+/// [`SearchBackend`] impl, one line here, and its keys in the settings
+/// table (`config/settings.rs`, read into [`SearchSettings`]).
+const BACKENDS: &[Builder] = &[
+    |s| {
+        let key = s.tavily_key.clone()?;
+        Some(Tavily::new(key, &s.tavily_base_url).map(|b| Arc::new(b) as _))
+    },
+    |s| {
+        let url = s.searxng_url.as_deref()?;
+        Some(SearxNg::new(url).map(|b| Arc::new(b) as _))
+    },
+    |s| {
+        let key = s.brave_key.clone()?;
+        Some(Brave::new(key, BRAVE_DEFAULT_BASE_URL).map(|b| Arc::new(b) as _))
+    },
+];
+
 /// The configured backend, by preference: Tavily, then SearXNG, then Brave.
 /// `None` when none is configured (or its client cannot be built, which is
 /// logged).
 pub fn search_backend_from_settings(s: &SearchSettings) -> Option<Arc<dyn SearchBackend>> {
-    let built: Result<Arc<dyn SearchBackend>, WebError> = if let Some(key) = &s.tavily_key {
-        Tavily::new(key.clone(), &s.tavily_base_url).map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
-    } else if let Some(url) = &s.searxng_url {
-        SearxNg::new(url).map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
-    } else if let Some(key) = &s.brave_key {
-        Brave::new(key.clone(), BRAVE_DEFAULT_BASE_URL)
-            .map(|b| Arc::new(b) as Arc<dyn SearchBackend>)
-    } else {
-        return None;
-    };
-    match built {
+    match BACKENDS.iter().find_map(|build| build(s))? {
         Ok(b) => Some(b),
         Err(e) => {
             tracing::warn!("web search backend unavailable: {e}");

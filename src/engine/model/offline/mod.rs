@@ -85,13 +85,14 @@ impl ChatModel for OfflineModel {
 mod tests {
     use super::*;
     use crate::engine::model::{Message, NoSink, ToolSpec};
+    use crate::engine::tools::names::{SUBMIT_FINDINGS, SUBMIT_REPORT, WEB_SEARCH, WRITE_TODOS};
 
     fn request(role: ModelRole, user: &str) -> ChatRequest {
         ChatRequest {
             role,
             messages: vec![Message::user(user)],
             // The tools offered do not decide the role: offer both enders.
-            tools: ["submit_report", "submit_findings"]
+            tools: [SUBMIT_REPORT, SUBMIT_FINDINGS]
                 .iter()
                 .map(|n| ToolSpec {
                     name: n.to_string(),
@@ -115,7 +116,7 @@ mod tests {
                 &NoSink,
             )
             .await;
-        assert_eq!(r.as_ref().map(first_call).ok(), Some("write_todos"));
+        assert_eq!(r.as_ref().map(first_call).ok(), Some(WRITE_TODOS));
         let r = m
             .complete(
                 &request(
@@ -125,7 +126,7 @@ mod tests {
                 &NoSink,
             )
             .await;
-        assert_eq!(r.as_ref().map(first_call).ok(), Some("web_search"));
+        assert_eq!(r.as_ref().map(first_call).ok(), Some(WEB_SEARCH));
         let r = m
             .complete(
                 &request(ModelRole::Utility, "Entity: Acme\nPage: x\n"),

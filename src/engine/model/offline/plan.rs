@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::transcript::{Transcript, anchors_of, field, unwrap_spotlight};
 use crate::engine::prompts;
 use crate::engine::subresearcher::aspect_of;
+use crate::engine::tools::names::{REVIEW_EVIDENCE, SUBMIT_REPORT, TASK, WRITE_TODOS};
 use crate::evidence::Findings;
 use crate::question;
 use crate::report;
@@ -17,11 +18,11 @@ pub fn plan_aspects(question: &str, entity: Option<&str>) -> Vec<String> {
 }
 
 pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
-    let question = field(t.user, "Research question:")
+    let question = field(t.user, prompts::label::RESEARCH_QUESTION)
         .unwrap_or(t.user)
         .to_string();
     let anchors = anchors_of(t.user);
-    let plans: Vec<_> = t.called("write_todos").collect();
+    let plans: Vec<_> = t.called(WRITE_TODOS).collect();
     // A plan sent back is written again (once): the deterministic plan is
     // the best this model has.
     let bounced = plans
@@ -40,7 +41,7 @@ pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, V
                 aspects.len(),
                 aspects.join("; ")
             ),
-            vec![("write_todos", json!({ "todos": todos }))],
+            vec![(WRITE_TODOS, json!({ "todos": todos }))],
         );
     };
     let aspects: Vec<String> = todos_call
@@ -54,12 +55,12 @@ pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, V
                 .collect()
         })
         .unwrap_or_default();
-    if t.called("task").next().is_none() {
+    if t.called(TASK).next().is_none() {
         let calls = aspects
             .iter()
             .map(|a| {
                 (
-                    "task",
+                    TASK,
                     json!({"description": prompts::task_description(a, &question, &anchors), "subagent_type": "researcher"}),
                 )
             })
@@ -70,7 +71,7 @@ pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, V
         );
     }
     let units: Vec<Findings> = t
-        .called("task")
+        .called(TASK)
         .map(|c| {
             let aspect = c
                 .args
@@ -89,10 +90,10 @@ pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, V
         })
         .collect();
     // Before writing, the merged view of the evidence.
-    let Some(review) = t.called("review_evidence").last() else {
+    let Some(review) = t.called(REVIEW_EVIDENCE).last() else {
         return (
             "Reviewing the merged evidence before writing.".to_string(),
-            vec![("review_evidence", json!({}))],
+            vec![(REVIEW_EVIDENCE, json!({}))],
         );
     };
     let merged: Vec<FieldView> = review
@@ -104,7 +105,7 @@ pub(super) fn orchestrator_turn(t: &Transcript) -> (String, Vec<(&'static str, V
     let n: usize = units.iter().map(|u| u.findings.len()).sum();
     (
         format!("Writing the report from {n} verified finding(s)."),
-        vec![("submit_report", json!({ "markdown": markdown }))],
+        vec![(SUBMIT_REPORT, json!({ "markdown": markdown }))],
     )
 }
 
@@ -157,12 +158,12 @@ mod tests {
         let first = [user.clone()];
         let (_, calls) = orchestrator_turn(&Transcript::read(&first));
         proptest::prop_assert_eq!(calls.len(), 1);
-        proptest::prop_assert_eq!(calls[0].0, "write_todos");
+        proptest::prop_assert_eq!(calls[0].0, WRITE_TODOS);
         let n = calls[0].1["todos"].as_array().map_or(0, Vec::len);
         proptest::prop_assert!(n >= 1);
         let call = ToolCall {
             id: "c1".into(),
-            name: "write_todos".into(),
+            name: WRITE_TODOS.into(),
             arguments: calls[0].1.clone(),
         };
         let second = [
@@ -172,7 +173,7 @@ mod tests {
         ];
         let (_, calls) = orchestrator_turn(&Transcript::read(&second));
         proptest::prop_assert_eq!(calls.len(), n);
-        proptest::prop_assert!(calls.iter().all(|(name, _)| *name == "task"));
+        proptest::prop_assert!(calls.iter().all(|(name, _)| *name == TASK));
         Ok(())
     }
 

@@ -10,6 +10,7 @@ use super::score::{Candidate, extract};
 use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
 use crate::engine::subresearcher::aspect_of;
+use crate::engine::tools::names::{FETCH_URL, READ_SOURCE, SUBMIT_FINDINGS, WEB_SEARCH};
 use crate::question::{self, QuestionKind};
 
 #[derive(Default)]
@@ -33,7 +34,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     let mut order: Vec<String> = Vec::new();
     let mut attempted: BTreeSet<String> = BTreeSet::new();
     for c in &t.calls {
-        if c.name != "fetch_url" && c.name != "read_source" {
+        if c.name != FETCH_URL && c.name != READ_SOURCE {
             continue;
         }
         let Some(url) = c.args.get("url").and_then(Value::as_str) else {
@@ -84,7 +85,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
             .get("next_offset")
             .and_then(Value::as_u64)
             .map(|n| n as usize);
-        if c.name == "read_source" {
+        if c.name == READ_SOURCE {
             p.reads += 1;
         }
     }
@@ -95,8 +96,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         .filter_map(|u| {
             let p = &pages[u];
             let off = p.next_offset?;
-            (p.reads < MAX_READS_PER_PAGE)
-                .then(|| ("read_source", json!({"url": u, "offset": off})))
+            (p.reads < MAX_READS_PER_PAGE).then(|| (READ_SOURCE, json!({"url": u, "offset": off})))
         })
         .collect();
     if !reads.is_empty() {
@@ -106,10 +106,10 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         );
     }
 
-    let searches: Vec<&PastCall> = t.called("web_search").collect();
+    let searches: Vec<&PastCall> = t.called(WEB_SEARCH).collect();
     // Short and specific: the subject and the aspect's key terms. In a
     // comparison each aspect names its own item, so no subject is added.
-    let question = field(t.user, "Question:").unwrap_or("");
+    let question = field(t.user, crate::engine::prompts::label::QUESTION).unwrap_or("");
     let kind = question::classify(question);
     let subject =
         (!entity.is_empty() && kind != QuestionKind::Comparison).then_some(entity.as_str());
@@ -120,10 +120,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     if searches.is_empty() {
         return (
             format!("Searching for {aspect}."),
-            vec![(
-                "web_search",
-                json!({"query": first_query, "max_results": 6}),
-            )],
+            vec![(WEB_SEARCH, json!({"query": first_query, "max_results": 6}))],
         );
     }
 
@@ -147,7 +144,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
             return (
                 format!("Reading {n} page(s) from the search results."),
                 urls.into_iter()
-                    .map(|u| ("fetch_url", json!({"url": u})))
+                    .map(|u| (FETCH_URL, json!({"url": u})))
                     .collect(),
             );
         }
@@ -161,9 +158,14 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
                 .find(|i| aspect.to_lowercase().starts_with(&i.to_lowercase()))
         })
         .flatten();
+    // The run's date from the opening message; a caller that sends none
+    // (not the engine) gets the real date.
+    let today = field(t.user, crate::engine::prompts::label::TODAY)
+        .map(String::from)
+        .unwrap_or_else(|| chrono::Utc::now().format("%Y-%m-%d").to_string());
     let findings = match &item {
-        Some(i) => extract(&aspect, i, &order, &pages, thesaurus, true),
-        None => extract(&aspect, &entity, &order, &pages, thesaurus, false),
+        Some(i) => extract(&aspect, i, &order, &pages, thesaurus, true, &today),
+        None => extract(&aspect, &entity, &order, &pages, thesaurus, false, &today),
     };
 
     // 3. One more search from another angle: the words sources use for the aspect.
@@ -187,17 +189,14 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
                     "{} finding(s) so far; searching again from another angle.",
                     findings.len()
                 ),
-                vec![(
-                    "web_search",
-                    json!({"query": query.trim(), "max_results": 8}),
-                )],
+                vec![(WEB_SEARCH, json!({"query": query.trim(), "max_results": 8}))],
             );
         }
     }
 
     // 4. Submit, dropping what a bounce named.
     let bounced: BTreeSet<usize> = t
-        .called("submit_findings")
+        .called(SUBMIT_FINDINGS)
         .last()
         .and_then(|c| c.result)
         .map(|r| {
@@ -244,7 +243,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     (
         summary.clone(),
         vec![(
-            "submit_findings",
+            SUBMIT_FINDINGS,
             json!({"summary": summary, "findings": list, "gaps": gaps}),
         )],
     )

@@ -46,9 +46,8 @@ pub(super) fn extract(
     pages: &BTreeMap<String, PageRead>,
     thesaurus: bool,
     must_mention: bool,
+    today: &str,
 ) -> Vec<Candidate> {
-    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
-    let today = today.as_str();
     let terms = terms_for(aspect, thesaurus);
     let st = stemmer();
     let entity_lower = entity.to_lowercase();
@@ -210,6 +209,7 @@ mod tests {
             &pages,
             true,
             false,
+            "2026-06-01",
         );
         assert_eq!(f.len(), 1);
         assert_eq!(

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::engine::model::{Message, Role};
-use crate::protocol::EntityAnchors;
 
 /// A tool call of an earlier turn and its result.
 pub(super) struct PastCall<'a> {
@@ -53,34 +52,7 @@ impl<'a> Transcript<'a> {
     }
 }
 
-pub(super) fn field<'a>(text: &'a str, label: &str) -> Option<&'a str> {
-    text.lines()
-        .find_map(|l| l.strip_prefix(label))
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
-
-pub(super) fn anchors_of(text: &str) -> EntityAnchors {
-    let list = |label: &str, sep: char| {
-        field(text, label)
-            .map(|s| {
-                s.split(sep)
-                    .map(|x| x.trim().to_string())
-                    .filter(|x| !x.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    EntityAnchors {
-        name: field(text, "Entity:").map(String::from),
-        domain: field(text, "Official domain:").map(String::from),
-        country: field(text, "Country:").map(String::from),
-        city: field(text, "City:").map(String::from),
-        industry: list("Industry:", ','),
-        exclude: list("Exclude look-alikes:", ';'),
-        inferred: false,
-    }
-}
+pub(super) use crate::engine::prompts::{anchors_of, field};
 
 /// Strips the spotlight delimiters from untrusted text.
 pub(super) fn unwrap_spotlight(text: &str) -> &str {
@@ -94,6 +66,7 @@ pub(super) fn unwrap_spotlight(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::prompts::label;
 
     #[test]
     fn unwraps_spotlight() {
@@ -111,7 +84,7 @@ mod tests {
             name in "\\PC{0,30}",
             exclude in "[İß\u{301}a-zA-Z;, ]{0,30}",
         ) {
-            let text = format!("Research question: {q}\nEntity: {name}\nExclude look-alikes: {exclude}\n");
+            let text = format!("{} {q}\n{} {name}\n{} {exclude}\n", label::RESEARCH_QUESTION, label::ENTITY, label::EXCLUDE);
             let a = anchors_of(&text);
             if let Some(n) = &a.name {
                 proptest::prop_assert!(!n.trim().is_empty());
@@ -119,7 +92,7 @@ mod tests {
             for e in &a.exclude {
                 proptest::prop_assert!(!e.is_empty() && !e.contains(';'));
             }
-            let _ = field(&text, "Research question:");
+            let _ = field(&text, label::RESEARCH_QUESTION);
             let _ = unwrap_spotlight(&q);
         }
     }

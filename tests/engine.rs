@@ -419,7 +419,7 @@ async fn gates_bounce_bad_findings_and_reports_once() {
         )]),
         calls(&[(
             "submit_report",
-            json!({"markdown": "# R\n\nThe fee is 1.9% [1], per the pricing page; more text to be a real report [1]."}),
+            json!({"markdown": "# R\n\nPadmaPay charges a standard fee of 1.9% per domestic card or UPI transaction [1]."}),
         )]),
     ]);
     let sub = Script::new(vec![
@@ -686,4 +686,27 @@ async fn quotes_with_escape_artefacts_pass_the_findings_gate_but_changed_words_d
         _ => None,
     });
     assert_eq!(findings.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_report_whose_every_cited_sentence_fails_has_no_verified_source() {
+    let unsupported = json!({"markdown": "# R\n\nPadmaPay was founded on the Moon in 1802 by a committee of owls [1]. It processes nine billion payments every second from its lunar office [1]."});
+    let lead = Script::new(vec![
+        calls(&[(
+            "fetch_url",
+            json!({"url": "https://padmapay.example/pricing"}),
+        )]),
+        calls(&[("submit_report", unsupported.clone())]),
+        calls(&[("submit_report", unsupported.clone())]),
+        calls(&[("submit_report", unsupported)]),
+    ]);
+    let (events, summary, report) = run_scripted(lead, Script::new(vec![]), false).await;
+    assert_eq!(
+        last_status(&events),
+        (StatusState::Error, Some(StatusReason::NoVerifiedSource))
+    );
+    assert_eq!(summary.sources, 0);
+    assert!(report.contains("**No verified source.**"), "{report}");
+    assert!(report.contains("claim check"), "{report}");
+    assert!(report.contains("No sources were cited."), "{report}");
 }

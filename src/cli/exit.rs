@@ -17,6 +17,10 @@ pub enum Exit {
     PartialReport = 4,
     /// A budget (tool calls, tokens, dollars, deadline, steps) ran out.
     BudgetExhausted = 5,
+    /// The report cites no verified source (report.md says why).
+    NoVerifiedSource = 6,
+    /// The question names nothing to research; rephrase it.
+    QuestionUnclear = 7,
     /// Interrupted (Ctrl-C).
     Interrupted = 130,
 }
@@ -36,6 +40,8 @@ impl Exit {
             (StatusState::Done, _) => Exit::PartialReport,
             (_, StatusReason::Interrupted) => Exit::Interrupted,
             (_, StatusReason::BudgetExhausted) => Exit::BudgetExhausted,
+            (_, StatusReason::NoVerifiedSource) => Exit::NoVerifiedSource,
+            (_, StatusReason::QuestionUnclear) => Exit::QuestionUnclear,
             (_, StatusReason::ToolCallRequired) => Exit::Failure,
             _ => Exit::Failure,
         }
@@ -60,6 +66,8 @@ mod tests {
         assert_eq!(Exit::AwaitingClarification.code(), 3);
         assert_eq!(Exit::PartialReport.code(), 4);
         assert_eq!(Exit::BudgetExhausted.code(), 5);
+        assert_eq!(Exit::NoVerifiedSource.code(), 6);
+        assert_eq!(Exit::QuestionUnclear.code(), 7);
         assert_eq!(Exit::Interrupted.code(), 130);
     }
 
@@ -85,6 +93,14 @@ mod tests {
         assert_eq!(
             Exit::for_status(StatusState::Error, BudgetExhausted),
             Exit::BudgetExhausted
+        );
+        assert_eq!(
+            Exit::for_status(StatusState::Error, NoVerifiedSource),
+            Exit::NoVerifiedSource
+        );
+        assert_eq!(
+            Exit::for_status(StatusState::Error, QuestionUnclear),
+            Exit::QuestionUnclear
         );
         assert_eq!(
             Exit::for_status(StatusState::Error, StalledAfterNudges),

@@ -195,6 +195,10 @@ pub struct RunCtx {
     skipped: Mutex<Vec<(String, String)>>,
     /// The report gate's claim check of the accepted report.
     pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
+    /// The latest plan's aspects (`write_todos`), for the Gaps of a salvaged report.
+    plan: Mutex<Vec<String>>,
+    /// Pages read that a corpus cap cut: (url, what was kept).
+    truncated: Mutex<Vec<(String, String)>>,
 }
 
 pub struct RunCtxInit {
@@ -246,6 +250,8 @@ impl RunCtx {
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),
             claim_tally: Mutex::new(None),
+            plan: Mutex::new(Vec::new()),
+            truncated: Mutex::new(Vec::new()),
         }
     }
 
@@ -289,6 +295,30 @@ impl RunCtx {
         if !s.iter().any(|(u, _)| u == url) {
             s.push((url.to_string(), reason.to_string()));
         }
+    }
+
+    /// Records the plan's aspects (the latest plan wins).
+    pub fn set_plan(&self, aspects: Vec<String>) {
+        *self.plan.lock().unwrap_or_else(|p| p.into_inner()) = aspects;
+    }
+
+    pub fn plan(&self) -> Vec<String> {
+        self.plan.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Records a page the corpus caps cut, with what was kept.
+    pub fn note_truncated(&self, url: &str, kept: &str) {
+        let mut t = self.truncated.lock().unwrap_or_else(|p| p.into_inner());
+        if !t.iter().any(|(u, _)| u == url) {
+            t.push((url.to_string(), kept.to_string()));
+        }
+    }
+
+    pub fn truncated(&self) -> Vec<(String, String)> {
+        self.truncated
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn skipped(&self) -> Vec<(String, String)> {

@@ -16,7 +16,7 @@ use crate::config::ModelRole;
 use crate::protocol::Verdict;
 use crate::protocol::{
     AskRequest, ClaimSupport, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode,
-    StatusReason, StatusState,
+    SourceNumber, StatusReason, StatusState,
 };
 use crate::report;
 use crate::store::RecorderHandle;
@@ -61,13 +61,6 @@ pub(super) async fn engine_task(
         lessons,
     }));
     let memory_readable = memory_problem.is_none();
-    if let Some(problem) = memory_problem {
-        ctx.emitter.warning(
-            MAIN_AGENT,
-            crate::protocol::WarningCode::MemoryUnreadable,
-            format!("{problem}; running without memory"),
-        );
-    }
     // Ops keep flowing while the run works: Interrupt cancels it.
     let _listener = {
         let ctx = ctx.clone();
@@ -94,7 +87,10 @@ pub(super) async fn engine_task(
     };
     // One root span per run: every log line of the run carries its id.
     let span = tracing::info_span!("run", run_id = %ctx.run_id);
-    let run = tracing::Instrument::instrument(run_one(&ctx, &config, &request), span);
+    let run = tracing::Instrument::instrument(
+        run_one(&ctx, &config, &request, memory_problem.as_deref()),
+        span,
+    );
     // A bug must still end the run with its one terminal status.
     let summary = match std::panic::AssertUnwindSafe(run).catch_unwind().await {
         Ok(summary) => summary,
@@ -171,6 +167,53 @@ fn learn(ctx: &RunCtx, dir: &std::path::Path) {
     }
 }
 
+/// What the report's Gaps cannot know: the plan's aspects a stopped run
+/// never reached, and the documents a corpus cap cut.
+fn gap_notes(ctx: &RunCtx, stopped: bool, reason: StatusReason) -> report::gaps::GapNotes {
+    let researched: Vec<String> = ctx.all_findings().into_iter().map(|f| f.aspect).collect();
+    report::gaps::GapNotes {
+        unresearched: if stopped {
+            report::gaps::unresearched(&ctx.plan(), &researched)
+        } else {
+            Vec::new()
+        },
+        ended: serde_json::to_value(reason)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        truncated: ctx
+            .truncated()
+            .into_iter()
+            .map(|(url, kept)| report::gaps::Cut { url, kept })
+            .collect(),
+    }
+}
+
+fn no_verified_source_why(accepted: usize, claims: &ClaimSupport) -> String {
+    if accepted == 0 {
+        "no page read was accepted as a source, so nothing in this report is backed by one".into()
+    } else if claims.checked > 0 {
+        format!(
+            "{accepted} page(s) were accepted, but no cited sentence of the report survived the claim check ({} checked, {} removed as unsupported)",
+            claims.checked, claims.removed
+        )
+    } else {
+        format!("{accepted} page(s) were accepted, but the report cites none of them")
+    }
+}
+
+/// The report with a note after its title block (before the first section).
+fn with_note(markdown: &str, note: &str) -> String {
+    match markdown.find("\n## ") {
+        Some(i) => format!(
+            "{}\n\n> {note}\n{}",
+            markdown[..i].trim_end(),
+            &markdown[i..]
+        ),
+        None => format!("{}\n\n> {note}\n", markdown.trim_end()),
+    }
+}
+
 fn looks_like_report(text: &str, sources: usize) -> bool {
     let cited = report::citations::citations(text)
         .iter()
@@ -179,7 +222,12 @@ fn looks_like_report(text: &str, sources: usize) -> bool {
     text.len() >= 300 && cited >= 2
 }
 
-async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest) -> RunSummary {
+async fn run_one(
+    ctx: &Arc<RunCtx>,
+    config: &EngineConfig,
+    request: &AskRequest,
+    memory_problem: Option<&str>,
+) -> RunSummary {
     let run_dir = &config.run_dir;
     ctx.emitter.emit(
         MAIN_AGENT,
@@ -193,7 +241,18 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             entity: ctx.anchors.clone(),
         },
     );
-    if ctx.mode == RunMode::Offline {
+    // Setup problems are told after run_start: it is always the first event.
+    if let Some(problem) = memory_problem {
+        ctx.emitter.warning(
+            MAIN_AGENT,
+            crate::protocol::WarningCode::MemoryUnreadable,
+            format!("{problem}; running without memory"),
+        );
+    }
+    // A question that names nothing is not researched: whatever a search
+    // returned for it would be cited as if it answered it.
+    let unclear = crate::question::unresearchable(&request.question);
+    if unclear.is_none() && ctx.mode == RunMode::Offline {
         ctx.emitter.warning(
             MAIN_AGENT,
             crate::protocol::WarningCode::Offline,
@@ -210,17 +269,22 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         tools: ToolRegistry::orchestrator(),
         nudge: prompts::orchestrator_nudge(),
     };
-    let end = run_agent(
-        cx,
-        spec,
-        prompts::orchestrator_user(
-            &request.question,
-            &ctx.anchors,
-            &ctx.today,
-            &ctx.lessons.brief(ctx.anchors.name.as_deref()),
+    let end = match &unclear {
+        Some(_) => None,
+        None => Some(
+            run_agent(
+                cx,
+                spec,
+                prompts::orchestrator_user(
+                    &request.question,
+                    &ctx.anchors,
+                    &ctx.today,
+                    &ctx.lessons.brief(ctx.anchors.name.as_deref()),
+                ),
+            )
+            .await,
         ),
-    )
-    .await;
+    };
 
     let findings = ctx.all_findings();
     // The merged evidence: written to evidence.json, and the basis of any salvaged report.
@@ -239,6 +303,13 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     };
     let question = request.question.trim();
     let (state, reason, detail, markdown, salvaged) = match end {
+        None => {
+            let why = unclear.map(|u| u.why).unwrap_or_default();
+            let shown: String = question.chars().filter(|c| !c.is_control()).collect();
+            let md = format!("# Question unclear\n\n**Question:** {shown}\n\nNothing was researched: {why}.\n");
+            (StatusState::Error, StatusReason::QuestionUnclear, Some(why), Some(md), false)
+        }
+        Some(end) => match end {
         AgentEnd::Delivered(Deliverable::Report(md)) => {
             (StatusState::Done, StatusReason::ReportDelivered, None, Some(md), false)
         }
@@ -284,7 +355,10 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             (StatusState::Error, reason, None, salvage(), true)
         }
         AgentEnd::Failed(e) => (StatusState::Error, StatusReason::ModelFailed, Some(e), salvage(), true),
+        },
     };
+    // Stopped before the end: the plan's unreached aspects become gaps.
+    let stopped = salvaged;
     let salvaged = salvaged && markdown.is_some();
     let markdown = markdown.unwrap_or_else(|| {
         format!(
@@ -316,6 +390,7 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         };
         (enforced.markdown, claims)
     };
+    let markdown = report::gaps::amend(&markdown, &gap_notes(ctx, stopped, reason));
 
     let pages = ctx.pages.pages();
     let numbered: Vec<_> = (1..=ctx.pages.source_count())
@@ -335,7 +410,37 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
         footer
             .push_str(" This report was salvaged from the findings gathered before the run ended.");
     }
-    let fin = report::finalize(&markdown, &pages, &numbered, &footer);
+    let skipped = ctx.skipped();
+    let mut fin = report::finalize(&markdown, &pages, &numbered, &skipped, &footer);
+    // A report that cites nothing verified is not a delivered report.
+    let (state, reason, detail) = if state == StatusState::Done
+        && matches!(
+            reason,
+            StatusReason::ReportDelivered | StatusReason::ReportSalvaged
+        )
+        && fin.sources.is_empty()
+    {
+        let why = no_verified_source_why(numbered.len(), &claims);
+        let mut first = why.chars();
+        let sentence: String = first
+            .next()
+            .map(|c| c.to_uppercase().chain(first).collect())
+            .unwrap_or_default();
+        let noted = with_note(
+            &markdown,
+            &format!(
+                "**No verified source.** {sentence}. This report is not evidence: rephrase the question or point dra at sources that cover it."
+            ),
+        );
+        fin = report::finalize(&noted, &pages, &numbered, &skipped, &footer);
+        (
+            StatusState::Error,
+            StatusReason::NoVerifiedSource,
+            Some(why),
+        )
+    } else {
+        (state, reason, detail)
+    };
 
     let mut write_error = None;
     for result in [
@@ -365,6 +470,19 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             format!("could not write run files: {e}"),
         );
     }
+    // Rows and `source` events number pages in reading order; the report
+    // renumbers by first citation. This maps one to the other.
+    let mapping = numbered
+        .iter()
+        .enumerate()
+        .map(|(i, p)| SourceNumber {
+            index: i + 1,
+            report: fin.sources.iter().find(|s| s.url == p.url).map(|s| s.index),
+            url: p.url.clone(),
+        })
+        .collect();
+    ctx.emitter
+        .emit(MAIN_AGENT, EventBody::Sources { sources: mapping });
     ctx.emitter.emit(
         MAIN_AGENT,
         EventBody::Report {

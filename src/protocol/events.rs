@@ -153,6 +153,12 @@ pub enum EventBody {
     Report {
         markdown: String,
     },
+    /// Once the report is final: each accepted source's reading-order
+    /// number (as in `source` events and rows) with its number in the
+    /// report and sources.json, or `null` when the report does not cite it.
+    Sources {
+        sources: Vec<SourceNumber>,
+    },
     Usage {
         tool_calls: u64,
         total_tokens: u64,
@@ -219,6 +225,16 @@ pub struct SearchResultItem {
     pub url: String,
     pub domain: String,
     pub snippet: String,
+}
+
+/// One entry of the `sources` event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceNumber {
+    /// The reading-order number of the `source` event.
+    pub index: usize,
+    /// The number in report.md and sources.json; `null` when not cited.
+    pub report: Option<usize>,
+    pub url: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -360,6 +376,11 @@ pub enum StatusReason {
     ToolCallRequired,
     /// A bug in dra ended the run (the detail says where).
     InternalError,
+    /// The report cites no verified source: nothing was accepted, or every
+    /// cited sentence failed the claim check (report.md says which).
+    NoVerifiedSource,
+    /// The question names nothing to research; the detail says how to ask.
+    QuestionUnclear,
     // revising
     ReportQuality,
     SubagentFindings,
@@ -394,6 +415,7 @@ impl EventBody {
             EventBody::Warning { .. } => "warning",
             EventBody::Retry { .. } => "retry",
             EventBody::Report { .. } => "report",
+            EventBody::Sources { .. } => "sources",
             EventBody::Usage { .. } => "usage",
             EventBody::Status(_) => "status",
         }
@@ -423,6 +445,7 @@ pub fn required_keys(type_name: &str) -> Option<&'static [&'static str]> {
         "warning" => &["code", "message"],
         "retry" => &["model", "attempt", "delay_ms", "reason"],
         "report" => &["markdown"],
+        "sources" => &["sources"],
         "usage" => &["tool_calls", "total_tokens", "model_calls", "limits"],
         "status" => &["state"],
         _ => return None,

@@ -167,7 +167,7 @@ const VOCAB_STOP: &[&str] = &[
     "use",
 ];
 
-fn is_stop(word: &str) -> bool {
+pub(super) fn is_stop(word: &str) -> bool {
     let w = word.to_lowercase();
     QUERY_STOP.contains(&w.as_str())
 }

@@ -684,8 +684,15 @@ fn comparison(
 
 /// The final report: scrubbed, citations renumbered by first appearance
 /// (unknown ones dropped), the model's own source list replaced by ours,
-/// security notes and a footer appended.
-pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str) -> FinalReport {
+/// security notes and a footer appended. `skipped` are pages not read
+/// because memory knows their domain (url, why): their notes survive memory.
+pub fn finalize(
+    markdown: &str,
+    pages: &[Page],
+    numbered: &[Page],
+    skipped: &[(String, String)],
+    footer: &str,
+) -> FinalReport {
     let scrubbed = hygiene::scrub(markdown);
     let (body, _, _) = citations::split_sources(&scrubbed.markdown);
     let keep: BTreeSet<usize> = (1..=numbered.len()).collect();
@@ -718,7 +725,7 @@ pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str)
         .iter()
         .filter(|p| p.verdict == Verdict::Rejected && p.identity.lookalike.is_some())
         .count();
-    if !quarantined.is_empty() || lookalikes > 0 {
+    if !quarantined.is_empty() || lookalikes > 0 || !skipped.is_empty() {
         md.push_str("## Security notes\n\n");
         for p in &quarantined {
             md.push_str(&format!(
@@ -728,6 +735,13 @@ pub fn finalize(markdown: &str, pages: &[Page], numbered: &[Page], footer: &str)
                 p.reason
                     .as_deref()
                     .unwrap_or("instructions aimed at AI agents")
+            ));
+        }
+        for (url, why) in skipped {
+            md.push_str(&format!(
+                "- Not read {url} ({}): this domain {}. Its content was not used.\n",
+                crate::document::host_of(url),
+                why.trim_end_matches('.')
             ));
         }
         if lookalikes > 0 {

@@ -6,6 +6,7 @@ pub mod claim_check;
 pub mod compose;
 pub mod echo;
 pub mod evidence_view;
+pub mod gaps;
 pub mod hygiene;
 
 pub use compose::{FinalReport, SourceEntry, draft_from_merged, finalize};

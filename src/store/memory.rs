@@ -129,13 +129,33 @@ impl Memory {
     }
 }
 
+impl DomainLesson {
+    /// The earlier run's verdict, shortened, for the report's security notes.
+    fn why(&self) -> String {
+        let reason = self.reason.trim();
+        if reason.is_empty() {
+            return String::new();
+        }
+        let mut short: String = reason
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(160)
+            .collect();
+        if reason.chars().count() > 160 {
+            short.push_str("...");
+        }
+        format!(": {short}")
+    }
+}
+
 impl Lessons {
     /// Why a URL's domain is known to be bad for this entity, if it is.
     pub fn known_bad(&self, entity: Option<&str>, domain: &str) -> Option<String> {
         if let Some(l) = self.hostile_domains.get(domain) {
             return Some(format!(
-                "carried instructions aimed at AI agents in an earlier run ({})",
-                l.last_seen
+                "carried instructions aimed at AI agents in an earlier run ({}{})",
+                l.last_seen,
+                l.why()
             ));
         }
         let key = entity_key(entity?);
@@ -144,8 +164,9 @@ impl Lessons {
             .and_then(|m| m.get(domain))
             .map(|l| {
                 format!(
-                    "is about a look-alike entity, learnt in an earlier run ({})",
-                    l.last_seen
+                    "is about a look-alike entity, learnt in an earlier run ({}{})",
+                    l.last_seen,
+                    l.why()
                 )
             })
     }
@@ -208,6 +229,9 @@ mod tests {
             "look-alikes are per entity"
         );
         assert!(l.known_bad(None, "bad.example").is_some());
+        // The earlier verdict travels with the lesson, for the security notes.
+        let why = l.known_bad(None, "bad.example").unwrap();
+        assert!(why.contains("(2026-11-30: injection)"), "{why}");
         assert_eq!(l.brief(Some("PadmaPay")).len(), 2);
     }
 

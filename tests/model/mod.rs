@@ -4,6 +4,7 @@
 
 mod config;
 mod envelope;
+mod gateway;
 mod native;
 mod resilience;
 pub mod scripted;

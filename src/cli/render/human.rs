@@ -292,6 +292,25 @@ impl Human {
                     self.line(&format!("  ? {q}"));
                 }
             }
+            EventBody::Sources { sources } => {
+                // The report's numbers for the pages the rows numbered in reading order.
+                let cited: Vec<String> = sources
+                    .iter()
+                    .filter_map(|s| {
+                        s.report
+                            .map(|r| format!("read [{}] -> report [{r}]", s.index))
+                    })
+                    .collect();
+                let uncited = sources.len() - cited.len();
+                if !sources.is_empty() {
+                    let rest = if uncited > 0 {
+                        format!(" ({uncited} read, not cited)")
+                    } else {
+                        String::new()
+                    };
+                    self.line(&format!("sources: {}{rest}", cited.join(", ")));
+                }
+            }
             EventBody::McpCall { .. }
             | EventBody::McpResult { .. }
             | EventBody::Skill { .. }

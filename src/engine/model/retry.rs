@@ -1,5 +1,6 @@
 //! Which failures are worth another attempt, and how long to wait: the
-//! provider's `Retry-After` / `retry-after-ms` when it says, else exponential
+//! provider's `Retry-After` / `retry-after-ms` when it says (also as LiteLLM
+//! forwards them, `llm_provider-retry-after(-ms)`), else exponential
 //! backoff with jitter (backon).
 
 use std::time::{Duration, SystemTime};
@@ -49,7 +50,8 @@ pub fn retryable_status(status: u16) -> bool {
 }
 
 /// How long the provider asked us to wait: `retry-after-ms` (milliseconds),
-/// else `Retry-After` as seconds or an HTTP date; capped at `cap`.
+/// else `Retry-After` as seconds or an HTTP date, each also under LiteLLM's
+/// `llm_provider-` prefix (the longer of the two waits); capped at `cap`.
 pub fn retry_after(headers: &HeaderMap, now: SystemTime, cap: Duration) -> Option<Duration> {
     let text = |name: &str| {
         headers
@@ -58,15 +60,26 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime, cap: Duration) -> Optio
             .map(str::trim)
             .filter(|s| !s.is_empty())
     };
-    let wait = if let Some(ms) = text("retry-after-ms").and_then(|s| s.parse::<f64>().ok()) {
-        seconds(ms / 1000.0)
-    } else {
-        let raw = text("retry-after")?;
+    // One source's wait: its milliseconds header, else its seconds or date.
+    let wait_of = |prefix: &str| -> Option<Duration> {
+        if let Some(ms) =
+            text(&format!("{prefix}retry-after-ms")).and_then(|s| s.parse::<f64>().ok())
+        {
+            return seconds(ms / 1000.0);
+        }
+        let raw = text(&format!("{prefix}retry-after"))?;
         match raw.parse::<f64>() {
             Ok(secs) => seconds(secs),
             Err(_) => http_date_wait(raw, now),
         }
-    }?;
+    };
+    // LiteLLM forwards the upstream's headers under `llm_provider-`; when
+    // the gateway and the provider both say, the longer wait is the one
+    // that will not be refused again.
+    let wait = [wait_of(""), wait_of("llm_provider-")]
+        .into_iter()
+        .flatten()
+        .max()?;
     Some(wait.min(cap))
 }
 
@@ -144,6 +157,48 @@ mod tests {
             None
         );
         assert_eq!(retry_after(&headers(&[]), now, cap), None);
+        // Behind LiteLLM.
+        assert_eq!(
+            retry_after(&headers(&[("llm_provider-retry-after", "15")]), now, cap),
+            Some(Duration::from_secs(15))
+        );
+        assert_eq!(
+            retry_after(
+                &headers(&[
+                    ("llm_provider-retry-after-ms", "1500"),
+                    ("llm_provider-retry-after", "9")
+                ]),
+                now,
+                cap
+            ),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after", "2"), ("llm_provider-retry-after", "15")]),
+                now,
+                cap
+            ),
+            Some(Duration::from_secs(15))
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_retry_header_values_give_a_capped_wait(
+            a in "[ -~]{0,24}", b in "[ -~]{0,24}", c in "[0-9.]{0,8}", d in "[ -~]{0,24}"
+        ) {
+            let cap = Duration::from_secs(60);
+            let h = headers(&[
+                ("retry-after", &a),
+                ("llm_provider-retry-after", &b),
+                ("llm_provider-retry-after-ms", &c),
+                ("retry-after-ms", &d),
+            ]);
+            if let Some(w) = retry_after(&h, SystemTime::now(), cap) {
+                proptest::prop_assert!(w <= cap);
+            }
+        }
     }
 
     #[test]

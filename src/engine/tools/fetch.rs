@@ -136,6 +136,9 @@ impl Tool for FetchUrl {
             }
         };
         let page = evidence::assess(&raw, &run.anchors, &run.today);
+        if let Some(kept) = raw.meta.extra.get(crate::corpus::TRUNCATED_KEY) {
+            run.note_truncated(&page.url, kept);
+        }
         let stored = run.pages.insert(page);
         let page = &stored.page;
         if !stored.seen_before {

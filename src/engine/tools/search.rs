@@ -121,6 +121,8 @@ impl Tool for WebSearch {
             .map(|(r, h)| {
                 let mut item = json!({"url": r.url, "title": r.title, "domain": r.domain, "published": h.published, "snippet": r.snippet});
                 if let Some(why) = run.known_bad(&r.url) {
+                    // Not read, but its security note still belongs in the report.
+                    run.skip(&r.url, &why);
                     item["known_bad"] = Value::String(format!("this domain {why}"));
                 }
                 item

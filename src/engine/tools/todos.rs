@@ -99,6 +99,8 @@ impl Tool for WriteTodos {
             }
         }
         let n = todos.len();
+        cx.run
+            .set_plan(todos.iter().map(|t| t.content.clone()).collect());
         let kind = Some(question::classify(&cx.run.question));
         cx.run
             .emitter

@@ -135,14 +135,20 @@ pub fn main() -> std::process::ExitCode {
     match outcome {
         Ok(code) => code.into(),
         Err(CliError::Usage(e)) => {
-            errln!("error: {e:#}");
+            errln!("error: {}", shown(&format!("{e:#}")));
             Exit::Usage.into()
         }
         Err(CliError::Failure(e)) => {
-            errln!("error: {e:#}");
+            errln!("error: {}", shown(&format!("{e:#}")));
             Exit::Failure.into()
         }
     }
+}
+
+/// Text from outside (file names, page text, settings) as it may be shown on
+/// the terminal: no control sequence or bidi override.
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::document::sanitize_text(text)
 }
 
 /// Errors at the edge, already classified for the exit code.

@@ -33,7 +33,7 @@ pub use exit::Exit;
     version,
     about = "dra: a deep research agent. Plans, searches, reads, validates evidence and writes a cited report.",
     long_about = None,
-    after_help = "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 awaiting clarification, 4 partial (salvaged) report, 5 budget exhausted, 130 interrupted."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 awaiting clarification, 4 partial (salvaged) report, 5 budget exhausted, 129 hung up (SIGHUP), 130 interrupted (SIGINT), 143 terminated (SIGTERM)."
 )]
 pub struct Cli {
     #[command(flatten)]

@@ -201,3 +201,99 @@ impl Recorder {
         Ok((RecorderHandle { tx }, out_rx, join))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::FindingRow;
+    use proptest::prelude::*;
+
+    fn event(body: EventBody) -> Event {
+        Event {
+            seq: 1,
+            ts: "2026-01-01T00:00:00.000Z".into(),
+            run_id: "r".into(),
+            agent: "sub-1".into(),
+            body,
+        }
+    }
+
+    fn is_clean(text: &str) -> bool {
+        !text.contains('\u{1b}') && crate::document::sanitize::is_clean(text)
+    }
+
+    proptest! {
+        /// Whatever bytes a page title or quote holds, the events written
+        /// and shown carry no control sequence or bidi override.
+        #[test]
+        fn no_control_sequence_in_titles_or_quotes(title in proptest::collection::vec(any::<u8>(), 0..120),
+                                                    quote in proptest::collection::vec(any::<u8>(), 0..120)) {
+            let title = String::from_utf8_lossy(&title).into_owned();
+            let quote = String::from_utf8_lossy(&quote).into_owned();
+            let source = sanitized(event(EventBody::Source {
+                title: format!("\u{1b}]0;x\u{7}{title}"),
+                url: format!("https://a.example/{title}"),
+                domain: "a.example".into(),
+                index: 1,
+            }));
+            match &source.body {
+                EventBody::Source { title, url, .. } => prop_assert!(is_clean(title) && is_clean(url)),
+                other => prop_assert!(false, "{other:?}"),
+            }
+            let findings = sanitized(event(EventBody::SubagentFindings {
+                unit: "sub-1".into(),
+                summary: quote.clone(),
+                findings: vec![FindingRow { finding: quote.clone(), evidence: format!("\u{1b}[2J{quote}\u{202e}"), source: "[1]".into() }],
+                gaps: vec![quote.clone()],
+            }));
+            let line = serde_json::to_string(&findings).unwrap_or_default();
+            prop_assert!(!line.contains("\\u001b") && is_clean(&line), "{line}");
+        }
+    }
+
+    #[tokio::test]
+    async fn closing_appends_one_terminal_status_and_ignores_later_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let run_dir = RunDir::create(dir.path(), "abcd1234").unwrap();
+        let header = RunHeader {
+            kind: "run_header".into(),
+            protocol_version: 1,
+            dra_version: "0".into(),
+            run_id: "abcd1234".into(),
+            question: "q".into(),
+            created: "now".into(),
+            settings: serde_json::json!({}),
+        };
+        let (handle, mut out, join) = Recorder::spawn(&run_dir, &header).unwrap();
+        handle.event(event(EventBody::Thinking { text: "a".into() }));
+        let closer = handle.closer();
+        assert!(
+            closer
+                .close("SIGINT again".into(), std::time::Duration::from_secs(5))
+                .await
+        );
+        handle.event(Event {
+            seq: 2,
+            ..event(EventBody::Thinking {
+                text: "late".into(),
+            })
+        });
+        drop(handle);
+        join.await.unwrap().unwrap();
+        let text = std::fs::read_to_string(run_dir.events_path()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        let last: Event = serde_json::from_str(lines[2]).unwrap();
+        assert_eq!(last.seq, 2);
+        assert!(
+            matches!(last.body, EventBody::Status(s) if s.state.is_terminal() && s.reason == Some(StatusReason::Interrupted))
+        );
+        assert!(out.recv().await.is_some());
+        // The writer is gone: a second close has nothing to add.
+        assert!(
+            !closer
+                .close("again".into(), std::time::Duration::from_millis(100))
+                .await
+        );
+    }
+}

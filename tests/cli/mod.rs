@@ -6,5 +6,6 @@ mod corpus_loading;
 mod online;
 mod planner;
 mod redteam;
+mod robust_cli;
 mod scripted_offline;
 mod web_run;

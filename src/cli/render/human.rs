@@ -67,7 +67,8 @@ impl Human {
         f: fn(console::StyledObject<&str>) -> console::StyledObject<&str>,
     ) -> String {
         if self.colour {
-            f(style(text)).to_string()
+            // Forced: console would otherwise decide again (and say no to a pipe).
+            f(style(text).force_styling(true)).to_string()
         } else {
             text.to_string()
         }

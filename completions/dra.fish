@@ -42,6 +42,7 @@ complete -c dra -n "__fish_dra_needs_command" -f -a "lint-report" -d 'Lint a rep
 complete -c dra -n "__fish_dra_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c dra -n "__fish_dra_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c dra -n "__fish_dra_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dra -n "__fish_dra_using_subcommand ask" -l question-file -d 'Read the research question from a file' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l corpus -d 'Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l base-url -d 'Point the model client at another OpenAI-compatible endpoint for this run; it must be OPENAI_BASE_URL or on DRA_ALLOWED_BASE_URLS' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l entity -d 'The entity researched (default: the first proper name in the question)' -r

@@ -40,6 +40,8 @@ pub enum EvidenceSource {
 /// What a run is asked to do.
 #[derive(Clone)]
 pub struct RunInputs {
+    /// The question as asked (line breaks allowed): kept in the run header;
+    /// the engine reads it as one clean line.
     pub question: String,
     pub source: Source,
     /// A per-run model endpoint (checked against the allowlist).
@@ -266,7 +268,8 @@ pub fn prepare(
         protocol_version: PROTOCOL_VERSION,
         dra_version: env!("CARGO_PKG_VERSION").into(),
         run_id,
-        question: inputs.question.clone(),
+        // As asked (line breaks kept), without control characters.
+        question: crate::document::sanitize_text(inputs.question.trim()).into_owned(),
         created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         settings: header_settings,
     };
@@ -290,7 +293,8 @@ pub fn prepare(
     Ok(PreparedRun {
         engine,
         request: AskRequest {
-            question: inputs.question,
+            // The planner, prompts and report read one line: every word, no breaks.
+            question: crate::document::single_line(&inputs.question),
             anchors: inputs.anchors,
         },
         notes,

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
+use super::exit::Signal;
 use super::render::Renderer;
 use super::{CliError, CliResult, Exit, GlobalArgs};
 use crate::app::{self, Note, NoteLevel, RunInputs, SetupError, Source};
@@ -13,8 +14,15 @@ use crate::protocol::{AskRequest, EntityAnchors, Op};
 
 #[derive(Debug, Args)]
 pub struct AskArgs {
-    /// The research question.
-    pub question: String,
+    /// The research question (line breaks allowed); `-` reads it from standard input.
+    #[arg(
+        required_unless_present = "question_file",
+        conflicts_with = "question_file"
+    )]
+    pub question: Option<String>,
+    /// Read the research question from a file.
+    #[arg(long, value_name = "FILE")]
+    pub question_file: Option<PathBuf>,
     /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
     #[arg(long, value_name = "PATH")]
     pub corpus: Option<PathBuf>,
@@ -95,14 +103,10 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
 }
 
 pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
-    if args.question.trim().is_empty() {
-        return Err(CliError::Usage(anyhow::anyhow!(
-            "the question is empty: dra ask \"<your question>\""
-        )));
-    }
+    let question = read_question(args)?;
     let config = super::resolve_config(g, flags(args))?;
     for w in &config.warnings {
-        errln!("warning: {w}");
+        errln!("warning: {}", super::shown(w));
     }
     let settings = Settings::from_config(&config);
     let anchors = EntityAnchors {
@@ -123,7 +127,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         &settings,
         config.redacted(),
         RunInputs {
-            question: args.question.clone(),
+            question,
             source: match (&args.corpus, args.web) {
                 (Some(path), _) => Source::Corpus(path.clone()),
                 (None, true) => Source::Web,
@@ -137,8 +141,74 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     .map_err(setup_error)?;
     print_notes(g, &prepared.notes);
     let runtime = runtime()?;
-    runtime.block_on(drive(g, prepared.engine, prepared.request))
+    let outcome = runtime.block_on(drive(g, prepared.engine, prepared.request));
+    // After a second signal nothing is waited for (the record is closed).
+    runtime.shutdown_background();
+    outcome
 }
+
+/// The question as asked: the argument, standard input (`-`) or a file.
+fn read_question(args: &AskArgs) -> Result<String, CliError> {
+    let usage = |m: String| CliError::Usage(anyhow::anyhow!(m));
+    let text = match (&args.question_file, args.question.as_deref()) {
+        (Some(path), _) => {
+            let bytes = std::fs::read(path).map_err(|e| {
+                usage(format!(
+                    "cannot read the question file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if crate::document::single_line(&text).is_empty() {
+                return Err(usage(format!(
+                    "the question file {} is empty",
+                    path.display()
+                )));
+            }
+            text
+        }
+        (None, Some("-")) => {
+            use std::io::{IsTerminal, Read};
+            let stdin = std::io::stdin();
+            if stdin.is_terminal() {
+                return Err(usage(
+                    "`dra ask -` reads the question from standard input, which is a terminal: pipe it in (`echo \"...\" | dra ask -`) or use --question-file FILE".into(),
+                ));
+            }
+            let mut bytes = Vec::new();
+            stdin
+                .lock()
+                .take(MAX_QUESTION_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| usage(format!("cannot read the question from standard input: {e}")))?;
+            if bytes.len() as u64 > MAX_QUESTION_BYTES {
+                return Err(usage(format!(
+                    "the question on standard input is longer than {} KiB",
+                    MAX_QUESTION_BYTES / 1024
+                )));
+            }
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if crate::document::single_line(&text).is_empty() {
+                return Err(usage(
+                    "`dra ask -` found no question on standard input (it was empty)".into(),
+                ));
+            }
+            text
+        }
+        (None, Some(q)) => q.to_string(),
+        (None, None) => String::new(),
+    };
+    if crate::document::single_line(&text).is_empty() {
+        return Err(usage(
+            "the question is empty (control characters do not count): dra ask \"<your question>\""
+                .into(),
+        ));
+    }
+    Ok(text)
+}
+
+/// Standard input is read up to this much: a question, not a corpus.
+const MAX_QUESTION_BYTES: u64 = 1024 * 1024;
 
 /// "loading corpus... n of N files" on stderr once a load takes a second.
 fn corpus_progress(g: &GlobalArgs) -> Option<std::sync::Arc<crate::corpus::Progress>> {
@@ -157,8 +227,8 @@ fn corpus_progress(g: &GlobalArgs) -> Option<std::sync::Arc<crate::corpus::Progr
 pub fn print_notes(g: &GlobalArgs, notes: &[Note]) {
     for n in notes {
         match n.level {
-            NoteLevel::Warning => errln!("warning: {}", n.text),
-            NoteLevel::Info if !g.quiet && !g.json => errln!("dra: {}", n.text),
+            NoteLevel::Warning => errln!("warning: {}", super::shown(&n.text)),
+            NoteLevel::Info if !g.quiet && !g.json => errln!("dra: {}", super::shown(&n.text)),
             NoteLevel::Info => {}
         }
     }
@@ -186,21 +256,28 @@ async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> Cli
         .map_err(CliError::Failure)?;
     let _ = handle.ops.send(Op::Ask(request)).await;
     let mut renderer = Renderer::new(g);
-    let mut interrupts = 0;
+    let mut signals = Signals::new()?;
+    let mut first: Option<Signal> = None;
     loop {
         tokio::select! {
             ev = handle.events.recv() => match ev {
                 Some(ev) => renderer.on_event(&ev),
                 None => break,
             },
-            _ = tokio::signal::ctrl_c() => {
-                interrupts += 1;
-                if interrupts > 1 {
+            sig = signals.recv() => {
+                if first.is_some() {
                     renderer.abandon();
-                    errln!("interrupted again: exiting without waiting");
-                    return Ok(Exit::Interrupted);
+                    let detail = format!("{} again: dra exited without waiting for the run to finish; no report was written", sig.name());
+                    handle.closer.close(detail, std::time::Duration::from_secs(2)).await;
+                    errln!("{} again: exiting without waiting", sig.name());
+                    return Ok(sig.exit());
                 }
-                renderer.note("interrupt: finishing up and saving what was found (Ctrl-C again to quit now)");
+                first = Some(sig);
+                let how = match sig {
+                    Signal::Interrupt => "Ctrl-C again to quit now",
+                    _ => "a second signal quits now",
+                };
+                renderer.note(&format!("{}: finishing up and saving what was found ({how})", sig.name()));
                 let _ = handle.ops.send(Op::Interrupt).await;
             }
         }
@@ -218,5 +295,43 @@ async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> Cli
         )));
     };
     renderer.finish(&summary);
-    Ok(Exit::for_status(summary.state, summary.reason))
+    Ok(
+        match (Exit::for_status(summary.state, summary.reason), first) {
+            // SIGTERM and SIGHUP end a run as Ctrl-C does, with their own codes.
+            (Exit::Interrupted, Some(sig)) => sig.exit(),
+            (exit, _) => exit,
+        },
+    )
+}
+
+/// SIGINT, SIGTERM and SIGHUP, listened for together for the whole run.
+struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> Result<Self, CliError> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let listen = |kind| {
+            signal(kind)
+                .context("cannot listen for signals")
+                .map_err(CliError::Failure)
+        };
+        Ok(Signals {
+            int: listen(SignalKind::interrupt())?,
+            term: listen(SignalKind::terminate())?,
+            hup: listen(SignalKind::hangup())?,
+        })
+    }
+
+    async fn recv(&mut self) -> Signal {
+        tokio::select! {
+            Some(()) = self.int.recv() => Signal::Interrupt,
+            Some(()) = self.term.recv() => Signal::Terminate,
+            Some(()) = self.hup.recv() => Signal::HangUp,
+            else => std::future::pending().await,
+        }
+    }
 }

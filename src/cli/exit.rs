@@ -21,8 +21,12 @@ pub enum Exit {
     NoVerifiedSource = 6,
     /// The question names nothing to research; rephrase it.
     QuestionUnclear = 7,
-    /// Interrupted (Ctrl-C).
+    /// Interrupted (Ctrl-C, SIGINT).
     Interrupted = 130,
+    /// Hung up (SIGHUP): as Ctrl-C, 128 + 1.
+    HungUp = 129,
+    /// Terminated (SIGTERM: `timeout`, CI runners, container stops): as Ctrl-C, 128 + 15.
+    Terminated = 143,
 }
 
 impl Exit {
@@ -48,6 +52,33 @@ impl Exit {
     }
 }
 
+/// The signals that end a run the way Ctrl-C does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    Interrupt,
+    Terminate,
+    HangUp,
+}
+
+impl Signal {
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+            Signal::HangUp => "SIGHUP",
+        }
+    }
+
+    /// 128 + the signal number, as a shell reports a process it ended.
+    pub fn exit(self) -> Exit {
+        match self {
+            Signal::Interrupt => Exit::Interrupted,
+            Signal::Terminate => Exit::Terminated,
+            Signal::HangUp => Exit::HungUp,
+        }
+    }
+}
+
 impl From<Exit> for std::process::ExitCode {
     fn from(e: Exit) -> Self {
         std::process::ExitCode::from(e.code())
@@ -69,6 +100,9 @@ mod tests {
         assert_eq!(Exit::NoVerifiedSource.code(), 6);
         assert_eq!(Exit::QuestionUnclear.code(), 7);
         assert_eq!(Exit::Interrupted.code(), 130);
+        assert_eq!(Signal::HangUp.exit().code(), 129);
+        assert_eq!(Signal::Terminate.exit().code(), 143);
+        assert_eq!(Signal::Interrupt.exit().code(), 130);
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use exit::Exit;
     version,
     about = "dra: a deep research agent. Plans, searches, reads, validates evidence and writes a cited report.",
     long_about = None,
-    after_help = "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 awaiting clarification, 4 partial (salvaged) report, 5 budget exhausted, 130 interrupted."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 awaiting clarification, 4 partial (salvaged) report, 5 budget exhausted, 6 no verified source, 7 question names nothing to research, 129 hung up (SIGHUP), 130 interrupted (SIGINT), 143 terminated (SIGTERM)."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -135,14 +135,20 @@ pub fn main() -> std::process::ExitCode {
     match outcome {
         Ok(code) => code.into(),
         Err(CliError::Usage(e)) => {
-            errln!("error: {e:#}");
+            errln!("error: {}", shown(&format!("{e:#}")));
             Exit::Usage.into()
         }
         Err(CliError::Failure(e)) => {
-            errln!("error: {e:#}");
+            errln!("error: {}", shown(&format!("{e:#}")));
             Exit::Failure.into()
         }
     }
+}
+
+/// Text from outside (file names, page text, settings) as it may be shown on
+/// the terminal: no control sequence or bidi override.
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::document::sanitize_text(text)
 }
 
 /// Errors at the edge, already classified for the exit code.

@@ -88,17 +88,21 @@ pub enum ConfigError {
         origin: Origin,
         expected: String,
     },
-    #[error("cannot read config file {path}: {source}")]
+    // Not a `source`: the OS error is shown here once, not again by the chain.
+    #[error("cannot read config file {path}: {error}")]
     ReadFile {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("config file {path} is not valid TOML: {message}")]
     ParseFile { path: PathBuf, message: String },
-    #[error(
-        "config file {path}: unknown key `{key}`; valid keys are the lowercase setting names without DRA_ (see `dra doctor`)"
-    )]
-    UnknownFileKey { path: PathBuf, key: String },
+    #[error("config file {path}: unknown key `{key}`; {hint}")]
+    UnknownFileKey {
+        path: PathBuf,
+        key: String,
+        /// "did you mean `max_usd`?" or the list of valid keys.
+        hint: String,
+    },
     #[error("cannot read {path}: {message}")]
     DotEnv { path: PathBuf, message: String },
 }
@@ -166,6 +170,22 @@ impl Config {
                         "{name} is a legacy per-model key and is ignored: models are chosen by tier (DRA_MODEL_TIER, see `dra tiers`)"
                     ));
                 }
+            }
+        }
+
+        for (name, origin) in layers
+            .env
+            .keys()
+            .map(|k| (k, "the environment".to_string()))
+            .chain(dotenv_values.keys().map(|k| {
+                let from = layers.dotenv.as_deref().unwrap_or(Path::new(".env"));
+                (k, from.display().to_string())
+            }))
+        {
+            if let Some(hint) = settings::unknown_env_hint(name) {
+                warnings.push(format!(
+                    "{name} (from {origin}) is not a dra setting; {hint}"
+                ));
             }
         }
 
@@ -316,12 +336,37 @@ fn read_dotenv(layers: &Layers) -> Result<BTreeMap<String, String>, ConfigError>
     })?;
     for item in iter {
         let (k, v) = item.map_err(|e| ConfigError::DotEnv {
-            path: path.to_path_buf(),
-            message: e.to_string(),
+            path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            message: dotenv_message(path, &e),
         })?;
         out.insert(k, v);
     }
     Ok(out)
+}
+
+/// A `.env` parse error with the real line number: dotenvy reports the
+/// offending (logical) line and a character index within it, not a line.
+fn dotenv_message(path: &Path, e: &dotenvy::Error) -> String {
+    let dotenvy::Error::LineParse(line, index) = e else {
+        return e.to_string();
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let shown: String = line.lines().next().unwrap_or("").chars().take(80).collect();
+    match dotenv_line_of(&text, line, *index) {
+        Some(n) => format!(
+            "line {n}: cannot parse `{shown}` (at character {})",
+            index + 1
+        ),
+        None => format!("cannot parse `{shown}` (at character {})", index + 1),
+    }
+}
+
+/// The 1-based line of `text` where character `index` of `logical` falls,
+/// `logical` being a (possibly multi-line) chunk of `text`.
+fn dotenv_line_of(text: &str, logical: &str, index: usize) -> Option<usize> {
+    let start = text.find(logical).or_else(|| text.find(logical.trim()))?;
+    let offset: usize = text[start..].chars().take(index).map(char::len_utf8).sum();
+    Some(text[..start + offset].matches('\n').count() + 1)
 }
 
 fn read_config_file(
@@ -335,9 +380,9 @@ fn read_config_file(
     if !layers.file_explicit && !path.exists() {
         return Ok(out);
     }
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::ReadFile {
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::ReadFile {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let table: toml::Table = text
         .parse()
@@ -359,6 +404,7 @@ fn read_config_file(
             .ok_or_else(|| ConfigError::UnknownFileKey {
                 path: path.to_path_buf(),
                 key: key.clone(),
+                hint: settings::file_key_hint(&key),
             })?;
         let raw = match value {
             toml::Value::Array(items) => items.iter().map(scalar).collect::<Vec<_>>().join(","),

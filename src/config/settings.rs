@@ -430,3 +430,71 @@ pub const NOT_USED_YET: &[&str] = &[
 pub fn spec(key: &str) -> Option<&'static SettingSpec> {
     SETTINGS.iter().find(|s| s.key == key)
 }
+
+/// The closest of `known` to a misspelled `name`, when it is close enough
+/// to be what was meant (case-insensitive Jaro-Winkler).
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let name = name.to_ascii_lowercase();
+    known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(&name, &k.to_ascii_lowercase()), k))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+/// What to say about an unknown config-file key: the closest valid key, or
+/// all of them.
+pub fn file_key_hint(key: &str) -> String {
+    let keys: Vec<String> = SETTINGS.iter().map(SettingSpec::file_key).collect();
+    match closest(key, keys.iter().map(String::as_str)) {
+        Some(k) => format!("did you mean `{k}`?"),
+        None => format!("valid keys: {}", keys.join(", ")),
+    }
+}
+
+/// For an environment (or `.env`) name that looks like a dra setting but is
+/// none (`DRA_MAX_USDD`): what to say. `None` for names that are settings,
+/// legacy keys (warned about elsewhere) or not dra's at all.
+pub fn unknown_env_hint(name: &str) -> Option<String> {
+    if !name.starts_with("DRA_") {
+        return None;
+    }
+    let known = SETTINGS
+        .iter()
+        .flat_map(|s| std::iter::once(s.key).chain(s.aliases.iter().copied()));
+    if known.clone().any(|k| k == name)
+        || LEGACY_MODEL_KEYS
+            .iter()
+            .any(|l| name.eq_ignore_ascii_case(&format!("DRA_{l}")))
+    {
+        return None;
+    }
+    Some(match closest(name, known) {
+        Some(k) => format!("did you mean {k}?"),
+        None => "see `dra doctor` for the settings dra reads".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspellings_get_the_closest_key() {
+        assert_eq!(file_key_hint("max_usdd"), "did you mean `max_usd`?");
+        assert_eq!(
+            file_key_hint("max_tool_cals"),
+            "did you mean `max_tool_calls`?"
+        );
+        assert!(file_key_hint("zzzz").starts_with("valid keys: "));
+        assert!(file_key_hint("zzzz").contains("max_usd"));
+        assert_eq!(
+            unknown_env_hint("DRA_MAX_USDD").as_deref(),
+            Some("did you mean DRA_MAX_USD?")
+        );
+        assert_eq!(unknown_env_hint("DRA_MAX_USD"), None);
+        assert_eq!(unknown_env_hint("DRA_RESEARCH_MODEL"), None);
+        assert_eq!(unknown_env_hint("PATH"), None);
+    }
+}

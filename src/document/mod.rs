@@ -3,8 +3,10 @@
 //! normalisation every layer agrees on. A leaf module: it imports nothing
 //! else of dra.
 
+pub mod sanitize;
 mod source_type;
 
+pub use sanitize::{sanitize_line, sanitize_text, single_line};
 pub use source_type::{SourceType, infer as infer_source_type};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -74,6 +74,8 @@ pub struct EngineHandle {
     pub ops: mpsc::Sender<Op>,
     pub events: mpsc::UnboundedReceiver<Event>,
     pub join: JoinHandle<std::io::Result<Option<RunSummary>>>,
+    /// Ends events.jsonl with a terminal status when the front end cannot wait.
+    pub closer: crate::store::RecorderCloser,
 }
 
 pub struct Engine;
@@ -82,6 +84,7 @@ impl Engine {
     /// Starts the engine task. It waits for one `Ask`, runs it, and ends.
     pub fn spawn(config: EngineConfig) -> std::io::Result<EngineHandle> {
         let (recorder, events, recorder_join) = Recorder::spawn(&config.run_dir, &config.header)?;
+        let closer = recorder.closer();
         let (ops_tx, ops_rx) = mpsc::channel(16);
         let join = tokio::spawn(async move {
             let summary = orchestrator::engine_task(config, recorder, ops_rx).await;
@@ -95,6 +98,7 @@ impl Engine {
             ops: ops_tx,
             events,
             join,
+            closer,
         })
     }
 }

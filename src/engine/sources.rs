@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::document::normalize_url;
+use crate::document::{normalize_url, sanitize_line, sanitize_text};
 use crate::evidence::injection::InjectionHit;
 use crate::evidence::{EvidenceItem, Page};
 use crate::protocol::Verdict;
@@ -40,7 +40,17 @@ impl PageStore {
     }
 
     /// Stores a judged page once per URL; a second read returns the first.
-    pub fn insert(&self, page: Page) -> Stored {
+    pub fn insert(&self, mut page: Page) -> Stored {
+        // What a page says reaches the model, rows and reports from here:
+        // no control sequence or bidi override gets past this point.
+        page.title = sanitize_line(&page.title).into_owned();
+        page.text = sanitize_text(&page.text).into_owned();
+        for a in &mut page.authors {
+            *a = sanitize_line(a).into_owned();
+        }
+        if let Some(p) = &mut page.publisher {
+            *p = sanitize_line(p).into_owned();
+        }
         let mut inner = self.lock();
         let key = normalize_url(&page.url);
         if let Some(&i) = inner.by_url.get(&key) {

@@ -704,8 +704,8 @@ pub fn finalize(
             let p = numbered.get(old - 1)?;
             Some(SourceEntry {
                 index: i + 1,
-                url: p.url.clone(),
-                title: p.title.clone(),
+                url: crate::document::sanitize_line(&p.url).into_owned(),
+                title: crate::document::sanitize_line(&p.title).into_owned(),
                 domain: p.domain.clone(),
                 source_type: p.source_type,
                 published: p.published.clone(),
@@ -785,7 +785,8 @@ pub fn finalize(
         md.push_str(&format!("\n---\n\n{footer}\n"));
     }
     FinalReport {
-        markdown: md,
+        // No control sequence or bidi override from a page, a model or the question reaches report.md.
+        markdown: crate::document::sanitize_text(&md).into_owned(),
         sources,
         scrubbed: scrubbed.removed,
     }

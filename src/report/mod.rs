@@ -12,4 +12,6 @@ pub mod hygiene;
 pub use compose::{FinalReport, SourceEntry, draft_from_merged, finalize};
 
 #[cfg(test)]
+mod output_proptests;
+#[cfg(test)]
 mod proptests;

@@ -8,5 +8,5 @@ mod recorder;
 mod run_dir;
 
 pub use atomic::write_atomic;
-pub use recorder::{Record, Recorder, RecorderHandle};
+pub use recorder::{Record, Recorder, RecorderCloser, RecorderHandle, sanitized};
 pub use run_dir::{RunDir, RunHeader, new_run_id, page_text_file, page_text_name};

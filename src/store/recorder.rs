@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::protocol::Event;
+use crate::document::sanitize_text;
+use crate::protocol::{Event, EventBody, MAIN_AGENT, Status, StatusReason, StatusState};
 
 use super::{RunDir, RunHeader};
 
@@ -40,6 +41,11 @@ pub enum Record {
 enum Msg {
     Event(Box<Event>),
     Record(Box<Record>),
+    /// The front end is leaving without waiting (a second signal).
+    Close {
+        detail: String,
+        done: tokio::sync::oneshot::Sender<()>,
+    },
 }
 
 /// Cheap to clone; every agent holds one.
@@ -57,6 +63,66 @@ impl RecorderHandle {
     pub fn record(&self, record: Record) {
         let _ = self.tx.send(Msg::Record(Box::new(record)));
     }
+
+    /// A handle that can end the record from outside the run, without
+    /// keeping the writer alive.
+    pub fn closer(&self) -> RecorderCloser {
+        RecorderCloser {
+            tx: self.tx.downgrade(),
+        }
+    }
+}
+
+/// Ends events.jsonl when the front end exits without waiting for the run
+/// (a second Ctrl-C or SIGTERM): the writer appends a terminal `status`
+/// (unless the run already wrote one) and ignores every later event, so the
+/// log still ends with exactly one terminal status line.
+#[derive(Clone)]
+pub struct RecorderCloser {
+    tx: mpsc::WeakUnboundedSender<Msg>,
+}
+
+impl RecorderCloser {
+    /// Returns whether the writer confirmed within `wait` (false when the
+    /// record was already complete and the writer gone: nothing to add).
+    pub async fn close(&self, detail: String, wait: std::time::Duration) -> bool {
+        let Some(tx) = self.tx.upgrade() else {
+            return false;
+        };
+        let (done, confirmed) = tokio::sync::oneshot::channel();
+        if tx.send(Msg::Close { detail, done }).is_err() {
+            return false;
+        }
+        drop(tx);
+        matches!(tokio::time::timeout(wait, confirmed).await, Ok(Ok(())))
+    }
+}
+
+/// An event with every string cleaned of control sequences and bidi
+/// overrides (page titles, quotes, URLs and messages come from outside);
+/// newlines and tabs stay. Unchanged events are passed through as they are.
+pub fn sanitized(ev: Event) -> Event {
+    fn walk(v: &mut Value) -> bool {
+        match v {
+            Value::String(s) => match sanitize_text(s) {
+                std::borrow::Cow::Borrowed(_) => false,
+                std::borrow::Cow::Owned(clean) => {
+                    *s = clean;
+                    true
+                }
+            },
+            Value::Array(items) => items.iter_mut().fold(false, |acc, i| walk(i) | acc),
+            Value::Object(map) => map.values_mut().fold(false, |acc, i| walk(i) | acc),
+            _ => false,
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(&ev) else {
+        return ev;
+    };
+    if !walk(&mut value) {
+        return ev;
+    }
+    serde_json::from_value(value).unwrap_or(ev)
 }
 
 pub struct Recorder;
@@ -79,20 +145,52 @@ impl Recorder {
         let mut records = BufWriter::new(File::create(run_dir.records_path())?);
         let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
         let (out_tx, out_rx) = mpsc::unbounded_channel::<Event>();
+        let run_id = header.run_id.clone();
         let join = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+            let mut last_seq = 0;
+            let mut terminal = false;
+            let mut closed = false;
             while let Some(msg) = rx.blocking_recv() {
                 match msg {
+                    Msg::Event(_) if closed => {}
                     Msg::Event(ev) => {
+                        let ev = sanitized(*ev);
                         serde_json::to_writer(&mut events, &ev)?;
                         events.write_all(b"\n")?;
                         events.flush()?;
+                        last_seq = ev.seq;
+                        terminal |=
+                            matches!(&ev.body, EventBody::Status(s) if s.state.is_terminal());
                         // A front end that went away does not stop the record.
-                        let _ = out_tx.send(*ev);
+                        let _ = out_tx.send(ev);
                     }
                     Msg::Record(rec) => {
                         serde_json::to_writer(&mut records, &rec)?;
                         records.write_all(b"\n")?;
                         records.flush()?;
+                    }
+                    Msg::Close { detail, done } => {
+                        if !terminal && !closed {
+                            let ev = Event {
+                                seq: last_seq + 1,
+                                ts: chrono::Utc::now()
+                                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                                run_id: run_id.clone(),
+                                agent: MAIN_AGENT.to_string(),
+                                body: EventBody::Status(Status {
+                                    state: StatusState::Error,
+                                    reason: Some(StatusReason::Interrupted),
+                                    detail: Some(sanitize_text(&detail).into_owned()),
+                                }),
+                            };
+                            serde_json::to_writer(&mut events, &ev)?;
+                            events.write_all(b"\n")?;
+                            events.flush()?;
+                            events.get_ref().sync_all()?;
+                            records.flush()?;
+                        }
+                        closed = true;
+                        let _ = done.send(());
                     }
                 }
             }
@@ -101,5 +199,101 @@ impl Recorder {
             Ok(())
         });
         Ok((RecorderHandle { tx }, out_rx, join))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::FindingRow;
+    use proptest::prelude::*;
+
+    fn event(body: EventBody) -> Event {
+        Event {
+            seq: 1,
+            ts: "2026-01-01T00:00:00.000Z".into(),
+            run_id: "r".into(),
+            agent: "sub-1".into(),
+            body,
+        }
+    }
+
+    fn is_clean(text: &str) -> bool {
+        !text.contains('\u{1b}') && crate::document::sanitize::is_clean(text)
+    }
+
+    proptest! {
+        /// Whatever bytes a page title or quote holds, the events written
+        /// and shown carry no control sequence or bidi override.
+        #[test]
+        fn no_control_sequence_in_titles_or_quotes(title in proptest::collection::vec(any::<u8>(), 0..120),
+                                                    quote in proptest::collection::vec(any::<u8>(), 0..120)) {
+            let title = String::from_utf8_lossy(&title).into_owned();
+            let quote = String::from_utf8_lossy(&quote).into_owned();
+            let source = sanitized(event(EventBody::Source {
+                title: format!("\u{1b}]0;x\u{7}{title}"),
+                url: format!("https://a.example/{title}"),
+                domain: "a.example".into(),
+                index: 1,
+            }));
+            match &source.body {
+                EventBody::Source { title, url, .. } => prop_assert!(is_clean(title) && is_clean(url)),
+                other => prop_assert!(false, "{other:?}"),
+            }
+            let findings = sanitized(event(EventBody::SubagentFindings {
+                unit: "sub-1".into(),
+                summary: quote.clone(),
+                findings: vec![FindingRow { finding: quote.clone(), evidence: format!("\u{1b}[2J{quote}\u{202e}"), source: "[1]".into() }],
+                gaps: vec![quote.clone()],
+            }));
+            let line = serde_json::to_string(&findings).unwrap_or_default();
+            prop_assert!(!line.contains("\\u001b") && is_clean(&line), "{line}");
+        }
+    }
+
+    #[tokio::test]
+    async fn closing_appends_one_terminal_status_and_ignores_later_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let run_dir = RunDir::create(dir.path(), "abcd1234").unwrap();
+        let header = RunHeader {
+            kind: "run_header".into(),
+            protocol_version: 1,
+            dra_version: "0".into(),
+            run_id: "abcd1234".into(),
+            question: "q".into(),
+            created: "now".into(),
+            settings: serde_json::json!({}),
+        };
+        let (handle, mut out, join) = Recorder::spawn(&run_dir, &header).unwrap();
+        handle.event(event(EventBody::Thinking { text: "a".into() }));
+        let closer = handle.closer();
+        assert!(
+            closer
+                .close("SIGINT again".into(), std::time::Duration::from_secs(5))
+                .await
+        );
+        handle.event(Event {
+            seq: 2,
+            ..event(EventBody::Thinking {
+                text: "late".into(),
+            })
+        });
+        drop(handle);
+        join.await.unwrap().unwrap();
+        let text = std::fs::read_to_string(run_dir.events_path()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        let last: Event = serde_json::from_str(lines[2]).unwrap();
+        assert_eq!(last.seq, 2);
+        assert!(
+            matches!(last.body, EventBody::Status(s) if s.state.is_terminal() && s.reason == Some(StatusReason::Interrupted))
+        );
+        assert!(out.recv().await.is_some());
+        // The writer is gone: a second close has nothing to add.
+        assert!(
+            !closer
+                .close("again".into(), std::time::Duration::from_millis(100))
+                .await
+        );
     }
 }

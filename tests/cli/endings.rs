@@ -47,7 +47,9 @@ fn last_run(sb: &Sandbox) -> std::path::PathBuf {
 
 #[test]
 fn a_question_with_nothing_to_research_stops_early_and_says_how_to_ask() {
-    for q in ["x", "Compare them", "\u{1}\u{2}\u{3}\u{7f}"] {
+    // A question of control characters only is empty once sanitised: a
+    // usage error before any run (tests/cli/robust_cli.rs).
+    for q in ["x", "Compare them"] {
         let sb = Sandbox::new();
         let events = json_run(&sb, &[q], 7);
         assert!(matches!(events[0].body, EventBody::RunStart { .. }));

@@ -9,6 +9,7 @@ mod lookalikes;
 mod online;
 mod planner;
 mod redteam;
+mod robust_cli;
 mod scripted_offline;
 mod snapshots;
 mod web_run;

@@ -20,6 +20,13 @@ pub struct Human {
     colour: bool,
 }
 
+/// One row of outside text: events reach the renderer already cleaned of
+/// control sequences (by the recorder); a row also loses its line breaks, so
+/// a title cannot draw a fake row of its own.
+fn one(s: &str) -> std::borrow::Cow<'_, str> {
+    crate::document::sanitize_line(s)
+}
+
 fn serde_name<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v)
         .ok()
@@ -29,13 +36,17 @@ fn serde_name<T: serde::Serialize>(v: &T) -> String {
 
 impl Human {
     pub fn new(g: &GlobalArgs) -> Self {
-        let live = stderr_is_live(g);
+        use std::io::IsTerminal;
+        let colour = stderr_is_live(g);
+        // Spinners redraw in place, which only a terminal can show; into a
+        // pipe (`--color always 2>log`) the same rows are written as lines.
+        let live = colour && std::io::stderr().is_terminal();
         Human {
             live: live.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             rows: HashMap::new(),
             quiet: g.quiet,
             verbose: g.verbose,
-            colour: live,
+            colour,
         }
     }
 
@@ -57,7 +68,8 @@ impl Human {
         f: fn(console::StyledObject<&str>) -> console::StyledObject<&str>,
     ) -> String {
         if self.colour {
-            f(style(text)).to_string()
+            // Forced: console would otherwise decide again (and say no to a pipe).
+            f(style(text).force_styling(true)).to_string()
         } else {
             text.to_string()
         }
@@ -104,7 +116,7 @@ impl Human {
                 ..
             } => {
                 let run_id = &ev.run_id;
-                let who = entity.name.as_deref().unwrap_or("(no entity named)");
+                let who = one(entity.name.as_deref().unwrap_or("(no entity named)"));
                 self.line(&format!(
                     "{} run {run_id} · {} · tier {tier} · entity {who}\n    {run_dir}",
                     self.paint("dra", |s| s.bold()),
@@ -118,7 +130,7 @@ impl Human {
                     todos.len()
                 ));
                 for t in todos {
-                    self.line(&format!("  - {}", t.content));
+                    self.line(&format!("  - {}", one(&t.content)));
                 }
             }
             EventBody::Subagent {
@@ -143,21 +155,23 @@ impl Human {
                 SubagentState::Done => self.end_row(
                     unit,
                     format!(
-                        "{} {unit} done: {description}",
-                        self.paint("✓", |s| s.green())
+                        "{} {unit} done: {}",
+                        self.paint("✓", |s| s.green()),
+                        one(description)
                     ),
                 ),
                 SubagentState::Failed => self.end_row(
                     unit,
                     format!(
-                        "{} {unit} failed: {description}",
-                        self.paint("✗", |s| s.red())
+                        "{} {unit} failed: {}",
+                        self.paint("✗", |s| s.red()),
+                        one(description)
                     ),
                 ),
             },
             EventBody::SearchQuery { query, .. } => {
                 if self.live.is_some() && agent != "main" {
-                    self.row(agent, format!("searching {query:?}"));
+                    self.row(agent, format!("searching {:?}", one(query)));
                 }
             }
             EventBody::SearchResults {
@@ -168,11 +182,15 @@ impl Human {
                 ..
             } => {
                 if *ok {
-                    self.line(&format!("  {agent} search {query:?} → {count} results"));
+                    self.line(&format!(
+                        "  {agent} search {:?} → {count} results",
+                        one(query)
+                    ));
                 } else {
                     self.line(&format!(
-                        "  {agent} search {query:?} failed: {}",
-                        error.as_deref().unwrap_or("")
+                        "  {agent} search {:?} failed: {}",
+                        one(query),
+                        one(error.as_deref().unwrap_or(""))
                     ));
                 }
             }
@@ -183,23 +201,26 @@ impl Human {
                 ..
             } => {
                 if self.live.is_some() && agent != "main" {
-                    self.row(agent, format!("reading {url}"));
+                    self.row(agent, format!("reading {}", one(url)));
                 }
                 match verdict {
                     Verdict::Accepted => {}
                     Verdict::Quarantined => self.line(&format!(
-                        "  {} {url}: {}",
+                        "  {} {}: {}",
                         self.paint("quarantined", |s| s.red().bold()),
-                        detail.as_deref().unwrap_or("")
+                        one(url),
+                        one(detail.as_deref().unwrap_or(""))
                     )),
                     Verdict::Rejected => self.line(&format!(
-                        "  {} {url}: {}",
+                        "  {} {}: {}",
                         self.paint("rejected", |s| s.yellow()),
-                        detail.as_deref().unwrap_or("")
+                        one(url),
+                        one(detail.as_deref().unwrap_or(""))
                     )),
                     Verdict::Failed => self.line(&format!(
-                        "  fetch failed {url}: {}",
-                        detail.as_deref().unwrap_or("")
+                        "  fetch failed {}: {}",
+                        one(url),
+                        one(detail.as_deref().unwrap_or(""))
                     )),
                 }
             }
@@ -209,7 +230,11 @@ impl Human {
                 domain,
                 ..
             } => {
-                self.line(&format!("  {agent} read [{index}] {title} ({domain})"));
+                self.line(&format!(
+                    "  {agent} read [{index}] {} ({})",
+                    one(title),
+                    one(domain)
+                ));
             }
             EventBody::ToolCall { tool, .. } => {
                 if self.verbose > 0 && !matches!(tool.as_str(), WEB_SEARCH | FETCH_URL) {
@@ -220,7 +245,7 @@ impl Human {
                 tool, ok, summary, ..
             } => {
                 if !ok {
-                    self.line(&format!("  {agent} {tool}: {summary}"));
+                    self.line(&format!("  {agent} {tool}: {}", one(summary)));
                 }
             }
             EventBody::SubagentFindings {
@@ -236,20 +261,21 @@ impl Human {
                 ));
                 if self.verbose > 0 {
                     for f in findings {
-                        self.line(&format!("    {} {}", f.source, f.evidence));
+                        self.line(&format!("    {} {}", f.source, one(&f.evidence)));
                     }
                 }
             }
             EventBody::Thinking { text } => {
                 if self.verbose > 0 {
-                    self.line(&format!("  {agent} thinking: {text}"));
+                    self.line(&format!("  {agent} thinking: {}", one(text)));
                 }
             }
             EventBody::Warning { message, code } => {
                 if *code != WarningCode::Offline {
                     self.line(&format!(
-                        "{} {message}",
-                        self.paint("warning:", |s| s.yellow().bold())
+                        "{} {}",
+                        self.paint("warning:", |s| s.yellow().bold()),
+                        one(message)
                     ));
                 }
             }
@@ -260,7 +286,8 @@ impl Human {
                 reason,
             } => {
                 self.line(&format!(
-                    "  {agent} retry {attempt} of {model} in {delay_ms} ms: {reason}"
+                    "  {agent} retry {attempt} of {model} in {delay_ms} ms: {}",
+                    one(reason)
                 ));
             }
             EventBody::Status(s) => {
@@ -268,7 +295,7 @@ impl Human {
                 let detail = s
                     .detail
                     .as_deref()
-                    .map(|d| format!(": {d}"))
+                    .map(|d| format!(": {}", one(d)))
                     .unwrap_or_default();
                 match s.state {
                     StatusState::Done | StatusState::Error => {}
@@ -289,7 +316,7 @@ impl Human {
             EventBody::Clarification { questions } => {
                 self.line("clarification needed:");
                 for q in questions {
-                    self.line(&format!("  ? {q}"));
+                    self.line(&format!("  ? {}", one(q)));
                 }
             }
             EventBody::Sources { sources } => {
@@ -327,7 +354,7 @@ impl Human {
         let detail = s
             .detail
             .as_deref()
-            .map(|d| format!(" ({d})"))
+            .map(|d| format!(" ({})", one(d)))
             .unwrap_or_default();
         self.line(&format!(
             "{} {state}: {reason}{detail}",

@@ -195,6 +195,8 @@ pub struct RunCtx {
     skipped: Mutex<Vec<(String, String)>>,
     /// The report gate's claim check of the accepted report.
     pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
+    /// Clarifying questions: whether to ask, and the answers sent in.
+    pub clarify: super::tools::clarify::Clarifier,
 }
 
 pub struct RunCtxInit {
@@ -215,6 +217,7 @@ pub struct RunCtxInit {
     pub backend_label: String,
     pub domain_prompt: Option<String>,
     pub lessons: Lessons,
+    pub clarify: super::tools::clarify::ClarifyMode,
 }
 
 impl RunCtx {
@@ -246,6 +249,7 @@ impl RunCtx {
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),
             claim_tally: Mutex::new(None),
+            clarify: super::tools::clarify::Clarifier::new(init.clarify),
         }
     }
 

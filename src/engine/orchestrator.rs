@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
 use super::budget::Budget;
 use super::context::{Emitter, RunCtx, RunCtxInit};
+use super::tools::clarify::{ClarifyMode, REQUEST_CLARIFICATION};
 use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
@@ -30,7 +31,7 @@ pub(super) async fn engine_task(
     let request = loop {
         match ops.recv().await {
             Some(Op::Ask(req)) => break req,
-            Some(Op::Interrupt) => continue,
+            Some(Op::Interrupt | Op::Answer(_)) => continue,
             Some(Op::Shutdown) | None => return None,
         }
     };
@@ -59,6 +60,7 @@ pub(super) async fn engine_task(
         backend_label: config.backend_label.clone(),
         domain_prompt: config.domain_prompt.clone(),
         lessons,
+        clarify: config.clarify,
     }));
     let memory_readable = memory_problem.is_none();
     if let Some(problem) = memory_problem {
@@ -75,6 +77,7 @@ pub(super) async fn engine_task(
             while let Some(op) = ops.recv().await {
                 match op {
                     Op::Interrupt | Op::Shutdown => ctx.cancel.cancel(StatusReason::Interrupted),
+                    Op::Answer(answers) => ctx.clarify.answer(answers),
                     Op::Ask(_) => ctx.emitter.warning(
                         MAIN_AGENT,
                         crate::protocol::WarningCode::Busy,
@@ -207,7 +210,10 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
     let spec = AgentSpec {
         role: ModelRole::Research,
         system: prompts::orchestrator_system(&ctx.spotlight, ctx.domain_prompt.as_deref()),
-        tools: ToolRegistry::orchestrator(),
+        tools: match config.clarify {
+            ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
+            ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
+        },
         nudge: prompts::orchestrator_nudge(),
     };
     let end = run_agent(

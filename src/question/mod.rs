@@ -3,6 +3,7 @@
 //! the report composer all read the same answer.
 
 mod aspects;
+mod clarity;
 mod query;
 mod text;
 
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use aspects::{
     DUE_DILIGENCE_CHECKLIST, Decomposition, comparison_items, decompose, plan_problems,
 };
+pub use clarity::{Unclear, fold_answers, unclear};
 pub use query::{refined_query, search_query};
 
 /// The kind of a research question; it decides how the question is split

@@ -1,11 +1,13 @@
 mod ask;
 mod claims;
+mod clarify;
 mod commands;
 mod common;
 mod corpus_loading;
 mod online;
 mod planner;
 mod redteam;
+mod runs;
 mod scripted_offline;
 mod snapshots;
 mod web_run;

@@ -266,6 +266,7 @@ fn with_assumption(markdown: &str, assumption: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::model::Message;
 
     #[test]
     fn plans_enumerated_aspects() {
@@ -310,6 +311,16 @@ mod tests {
             &[],
         ));
         let first = [user.clone()];
+        // Nothing to research (a greeting, punctuation): a plain answer.
+        // (An empty question never reaches the model: `dra ask` refuses it.)
+        if !q.trim().is_empty() && question::unclear(q, None).is_some_and(|u| !u.researchable()) {
+            let t = lead_turn(&first, false);
+            proptest::prop_assert!(t.calls.is_empty());
+            proptest::prop_assert!(t.content.starts_with("Nothing to research"));
+            let t = lead_turn(&first, true);
+            proptest::prop_assert_eq!(t.calls[0].0, REQUEST_CLARIFICATION);
+            return Ok(());
+        }
         let (_, calls) = orchestrator_turn(&Transcript::read(&first));
         proptest::prop_assert_eq!(calls.len(), 1);
         proptest::prop_assert_eq!(calls[0].0, WRITE_TODOS);
@@ -329,6 +340,74 @@ mod tests {
         proptest::prop_assert_eq!(calls.len(), n);
         proptest::prop_assert!(calls.iter().all(|(name, _)| *name == TASK));
         Ok(())
+    }
+
+    fn lead_user(q: &str) -> Message {
+        Message::user(crate::engine::prompts::orchestrator_user(
+            q,
+            &crate::engine::entity::complete_anchors(q, &Default::default()),
+            "2026-11-29",
+            &[],
+        ))
+    }
+
+    #[test]
+    fn asks_first_when_the_subject_is_a_pronoun() {
+        let t = lead_turn(&[lead_user("Is it reliable?")], true);
+        assert_eq!(t.calls.len(), 1);
+        assert_eq!(t.calls[0].0, REQUEST_CLARIFICATION);
+        assert_eq!(
+            t.calls[0].1["questions"][0],
+            "Which company or product do you mean by \u{201c}it\u{201d}?"
+        );
+        // Not offered the tool: it plans instead.
+        let t = lead_turn(&[lead_user("Is it reliable?")], false);
+        assert_eq!(t.calls[0].0, WRITE_TODOS);
+    }
+
+    #[test]
+    fn answers_fold_into_a_new_plan_about_the_named_company() {
+        use crate::engine::model::ToolCall;
+        use crate::engine::tools::clarify::{answers_message, pair_answers};
+        let ask = lead_turn(&[lead_user("Is it reliable?")], true);
+        let call = ToolCall {
+            id: "call_1_1".into(),
+            name: REQUEST_CLARIFICATION.into(),
+            arguments: ask.calls[0].1.clone(),
+        };
+        let qs: Vec<String> = vec![ask.calls[0].1["questions"][0].as_str().unwrap().into()];
+        let messages = [
+            lead_user("Is it reliable?"),
+            Message::assistant("", vec![call.clone()]),
+            Message::tool(&call, "The user answered."),
+            Message::user(answers_message(&pair_answers(&qs, &["PadmaPay".into()]))),
+        ];
+        let t = lead_turn(&messages, true);
+        assert_eq!(t.calls[0].0, WRITE_TODOS, "{}", t.thinking);
+        // Delegation carries the company the user named.
+        let todo = ToolCall {
+            id: "call_2_1".into(),
+            name: WRITE_TODOS.into(),
+            arguments: t.calls[0].1.clone(),
+        };
+        let mut more = messages.to_vec();
+        more.push(Message::assistant("", vec![todo.clone()]));
+        more.push(Message::tool(&todo, "Plan recorded."));
+        let t = lead_turn(&more, true);
+        assert!(t.calls.iter().all(|(n, _)| *n == TASK));
+        let d = t.calls[0].1["description"].as_str().unwrap();
+        assert!(d.contains("Entity: PadmaPay"), "{d}");
+        assert!(d.contains("Is PadmaPay reliable?"), "{d}");
+    }
+
+    #[test]
+    fn the_assumption_goes_under_the_question() {
+        let md = with_assumption("# T\n\n**Question:** q\n\n## Answer\n", "none named.");
+        assert_eq!(
+            md,
+            "# T\n\n**Question:** q\n\n**Assumptions:** none named.\n\n## Answer\n"
+        );
+        assert!(with_assumption("text", "a").starts_with("**Assumptions:** a"));
     }
 
     #[test]

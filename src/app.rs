@@ -12,6 +12,7 @@ use crate::corpus::{Corpus, CorpusWeb};
 use crate::engine::model::ModelRouter;
 use crate::engine::model::offline::OfflineModel;
 use crate::engine::model::openai;
+use crate::engine::tools::clarify::ClarifyMode;
 use crate::engine::{Engine, EngineConfig, RunSummary};
 use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
@@ -289,6 +290,12 @@ pub fn prepare(
         domain_prompt: domain_prompt(settings)?,
         require_tool_call: settings.require_tool_call,
         memory: settings.memory_dir(),
+        // Front ends that can answer in-process upgrade `Stop` to `Wait`.
+        clarify: if settings.clarify {
+            ClarifyMode::Stop
+        } else {
+            ClarifyMode::Never
+        },
     };
     Ok(PreparedRun {
         engine,

@@ -9,8 +9,9 @@ use super::render::Renderer;
 use super::{CliError, CliResult, Exit, GlobalArgs};
 use crate::app::{self, Note, NoteLevel, RunInputs, SetupError, Source};
 use crate::config::{Settings, settings};
+use crate::engine::tools::clarify::ClarifyMode;
 use crate::engine::{Engine, EngineConfig};
-use crate::protocol::{AskRequest, EntityAnchors, Op};
+use crate::protocol::{AskRequest, EntityAnchors, Event, EventBody, Op};
 
 #[derive(Debug, Args)]
 pub struct AskArgs {
@@ -73,6 +74,14 @@ pub struct AskArgs {
     /// Fail the run if the model answers without calling any tool [env: DRA_REQUIRE_TOOL_CALL].
     #[arg(long)]
     pub require_tool_call: bool,
+    /// Never ask clarifying questions: research anyway and state the
+    /// assumption in the report [env: DRA_CLARIFY=false].
+    #[arg(long)]
+    pub no_clarify: bool,
+    /// Never read stdin: clarifying questions end the run (exit 3) instead
+    /// of being asked on the terminal.
+    #[arg(long)]
+    pub no_input: bool,
     /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<String>,
@@ -95,6 +104,9 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
     }
     if args.no_memory {
         f.insert(settings::MEMORY, "false".into());
+    }
+    if args.no_clarify {
+        f.insert(settings::CLARIFY, "false".into());
     }
     if args.require_tool_call {
         f.insert(settings::REQUIRE_TOOL_CALL, "true".into());
@@ -140,8 +152,15 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     )
     .map_err(setup_error)?;
     print_notes(g, &prepared.notes);
+    let mut engine = prepared.engine;
+    // On a terminal, questions are asked here and the run goes on.
+    let interactive =
+        engine.clarify == ClarifyMode::Stop && super::clarify::can_prompt(g, args.no_input);
+    if interactive {
+        engine.clarify = ClarifyMode::Wait;
+    }
     let runtime = runtime()?;
-    let outcome = runtime.block_on(drive(g, prepared.engine, prepared.request));
+    let outcome = runtime.block_on(drive(g, engine, prepared.request));
     // After a second signal nothing is waited for (the record is closed).
     runtime.shutdown_background();
     outcome
@@ -251,6 +270,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 }
 
 async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {
+    let interactive = config.clarify == ClarifyMode::Wait;
     let mut handle = Engine::spawn(config)
         .context("cannot start the run")
         .map_err(CliError::Failure)?;
@@ -261,6 +281,13 @@ async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> Cli
     loop {
         tokio::select! {
             ev = handle.events.recv() => match ev {
+                Some(Event { body: EventBody::Clarification { questions }, .. }) if interactive => {
+                    if let super::clarify::Asked::Interrupted = super::clarify::ask(&renderer, &handle.ops, &questions).await {
+                        first.get_or_insert(Signal::Interrupt);
+                        renderer.note("interrupt: finishing up and saving what was found (Ctrl-C again to quit now)");
+                        let _ = handle.ops.send(Op::Interrupt).await;
+                    }
+                }
                 Some(ev) => renderer.on_event(&ev),
                 None => break,
             },

@@ -13,11 +13,13 @@ macro_rules! errln {
 }
 
 mod ask;
+mod clarify;
 mod doctor;
 mod eval;
 pub mod exit;
 mod lint_report;
 mod render;
+mod runs;
 mod tiers;
 
 use std::io::Write;
@@ -79,6 +81,8 @@ pub enum Command {
     Doctor,
     /// Show the model tiers and their prices.
     Tiers,
+    /// List recent runs (newest first), or prune old ones with --prune AGE.
+    Runs(runs::RunsArgs),
     /// Run the cases of a gold set and print the evaluation metrics.
     Eval(eval::EvalArgs),
     /// Lint a report's citations (and scrub leaks) without running anything.
@@ -113,6 +117,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Ask(args) => ask::run(&cli.global, args),
         Command::Doctor => doctor::run(&cli.global),
         Command::Tiers => tiers::run(&cli.global),
+        Command::Runs(args) => runs::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::LintReport(args) => lint_report::run(&cli.global, args),
         Command::Completions { shell } => {

@@ -100,6 +100,7 @@ pub const FETCH_TIMEOUT: &str = "DRA_FETCH_TIMEOUT";
 pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
 pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
 pub const MEMORY: &str = "DRA_MEMORY";
+pub const CLARIFY: &str = "DRA_CLARIFY";
 pub const TODAY: &str = "DRA_TODAY";
 pub const CORPUS_MAX_BYTES: &str = "DRA_CORPUS_MAX_BYTES";
 pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
@@ -235,6 +236,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Bool,
         Some("true"),
         "Read and write lessons learnt across runs (--no-memory turns it off)",
+    ),
+    s(
+        CLARIFY,
+        Kind::Bool,
+        Some("true"),
+        "Ask clarifying questions when the request is ambiguous (--no-clarify turns it off: the run states its assumption instead)",
     ),
     s(
         TODAY,

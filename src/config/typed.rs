@@ -111,6 +111,8 @@ pub struct Settings {
     pub offline: bool,
     pub require_tool_call: bool,
     pub memory: bool,
+    /// Ask clarifying questions when the request is ambiguous.
+    pub clarify: bool,
     pub runs_dir: PathBuf,
     pub domain_prompt: Option<String>,
     pub domain_prompt_file: Option<PathBuf>,
@@ -174,6 +176,7 @@ impl Settings {
             offline: c.bool(keys::OFFLINE),
             require_tool_call: c.bool(keys::REQUIRE_TOOL_CALL),
             memory: c.bool(keys::MEMORY),
+            clarify: c.bool(keys::CLARIFY),
             runs_dir: c.runs_dir(),
             domain_prompt: c.text(keys::DOMAIN_PROMPT).map(str::to_string),
             domain_prompt_file: c.path(keys::DOMAIN_PROMPT_FILE),

@@ -110,7 +110,11 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             if is_main && index == 1 && nudges == 0 {
                 let text = response.content.trim();
                 let questions = tools::questions_in_prose(text);
-                if !questions.is_empty() && !narrates_a_plan(text) {
+                let may_ask = spec
+                    .tools
+                    .get(tools::names::REQUEST_CLARIFICATION)
+                    .is_some();
+                if may_ask && !questions.is_empty() && !narrates_a_plan(text) {
                     // Questions in prose instead of the tool: the same event, the same stop.
                     run.emitter.emit(
                         &cx.agent,
@@ -157,6 +161,10 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         }
         if let Some(d) = delivered {
             return AgentEnd::Delivered(d);
+        }
+        // Answers to clarifying questions come back as the user's message.
+        if is_main && let Some(reply) = run.clarify.take_reply() {
+            messages.push(Message::user(reply));
         }
         if run.cancel.is_cancelled() {
             return AgentEnd::Cancelled;

@@ -199,6 +199,8 @@ pub struct RunCtx {
     plan: Mutex<Vec<String>>,
     /// Pages read that a corpus cap cut: (url, what was kept).
     truncated: Mutex<Vec<(String, String)>>,
+    /// Clarifying questions: whether to ask, and the answers sent in.
+    pub clarify: super::tools::clarify::Clarifier,
 }
 
 pub struct RunCtxInit {
@@ -219,6 +221,7 @@ pub struct RunCtxInit {
     pub backend_label: String,
     pub domain_prompt: Option<String>,
     pub lessons: Lessons,
+    pub clarify: super::tools::clarify::ClarifyMode,
 }
 
 impl RunCtx {
@@ -252,6 +255,7 @@ impl RunCtx {
             claim_tally: Mutex::new(None),
             plan: Mutex::new(Vec::new()),
             truncated: Mutex::new(Vec::new()),
+            clarify: super::tools::clarify::Clarifier::new(init.clarify),
         }
     }
 

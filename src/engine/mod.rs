@@ -53,6 +53,9 @@ pub struct EngineConfig {
     pub require_tool_call: bool,
     /// The long-term memory directory; `None` with `--no-memory`.
     pub memory: Option<PathBuf>,
+    /// Whether the lead may ask clarifying questions, and whether the
+    /// front end answers them in-process (`Op::Answer`).
+    pub clarify: tools::clarify::ClarifyMode,
 }
 
 /// How a run ended.

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
 use super::budget::Budget;
 use super::context::{Emitter, RunCtx, RunCtxInit};
+use super::tools::clarify::{ClarifyMode, REQUEST_CLARIFICATION};
 use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
@@ -30,7 +31,7 @@ pub(super) async fn engine_task(
     let request = loop {
         match ops.recv().await {
             Some(Op::Ask(req)) => break req,
-            Some(Op::Interrupt) => continue,
+            Some(Op::Interrupt | Op::Answer(_)) => continue,
             Some(Op::Shutdown) | None => return None,
         }
     };
@@ -59,6 +60,7 @@ pub(super) async fn engine_task(
         backend_label: config.backend_label.clone(),
         domain_prompt: config.domain_prompt.clone(),
         lessons,
+        clarify: config.clarify,
     }));
     let memory_readable = memory_problem.is_none();
     // Ops keep flowing while the run works: Interrupt cancels it.
@@ -68,6 +70,7 @@ pub(super) async fn engine_task(
             while let Some(op) = ops.recv().await {
                 match op {
                     Op::Interrupt | Op::Shutdown => ctx.cancel.cancel(StatusReason::Interrupted),
+                    Op::Answer(answers) => ctx.clarify.answer(answers),
                     Op::Ask(_) => ctx.emitter.warning(
                         MAIN_AGENT,
                         crate::protocol::WarningCode::Busy,
@@ -250,8 +253,12 @@ async fn run_one(
         );
     }
     // A question that names nothing is not researched: whatever a search
-    // returned for it would be cited as if it answered it.
-    let unclear = crate::question::unresearchable(&request.question);
+    // returned for it would be cited as if it answered it. When the lead may
+    // ask, it asks instead (the offline model does for such questions).
+    let unclear = match config.clarify {
+        ClarifyMode::Never => crate::question::unresearchable(&request.question),
+        ClarifyMode::Stop | ClarifyMode::Wait => None,
+    };
     if unclear.is_none() && ctx.mode == RunMode::Offline {
         ctx.emitter.warning(
             MAIN_AGENT,
@@ -266,7 +273,10 @@ async fn run_one(
     let spec = AgentSpec {
         role: ModelRole::Research,
         system: prompts::orchestrator_system(&ctx.spotlight, ctx.domain_prompt.as_deref()),
-        tools: ToolRegistry::orchestrator(),
+        tools: match config.clarify {
+            ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
+            ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
+        },
         nudge: prompts::orchestrator_nudge(),
     };
     let end = match &unclear {

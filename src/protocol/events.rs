@@ -48,6 +48,11 @@ pub enum EventBody {
     Clarification {
         questions: Vec<String>,
     },
+    /// The user's answers to a `clarification`, in question order (an
+    /// empty answer means "no preference"); research goes on (additive).
+    ClarificationAnswered {
+        answers: Vec<ClarificationAnswer>,
+    },
     SearchQuery {
         id: String,
         query: String,
@@ -399,6 +404,7 @@ impl EventBody {
             EventBody::RunStart { .. } => "run_start",
             EventBody::Plan { .. } => "plan",
             EventBody::Clarification { .. } => "clarification",
+            EventBody::ClarificationAnswered { .. } => "clarification_answered",
             EventBody::SearchQuery { .. } => "search_query",
             EventBody::SearchResults { .. } => "search_results",
             EventBody::Source { .. } => "source",
@@ -422,6 +428,13 @@ impl EventBody {
     }
 }
 
+/// One clarifying question and the user's answer to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClarificationAnswer {
+    pub question: String,
+    pub answer: String,
+}
+
 /// Keys every event carries, whatever its type.
 pub const ENVELOPE_KEYS: &[&str] = &["seq", "ts", "run_id", "agent", "type"];
 
@@ -431,6 +444,7 @@ pub fn required_keys(type_name: &str) -> Option<&'static [&'static str]> {
         "run_start" => &["protocol_version", "engine_version", "mode", "tier"],
         "plan" => &["todos"],
         "clarification" => &["questions"],
+        "clarification_answered" => &["answers"],
         "search_query" => &["id", "query", "source"],
         "search_results" => &["id", "query", "ok", "count", "results"],
         "source" => &["title", "url", "domain"],

@@ -37,6 +37,9 @@ pub struct AskRequest {
 pub enum Op {
     /// Start researching a question.
     Ask(AskRequest),
+    /// Answers to the run's clarifying questions, in question order (an
+    /// empty string means "no preference").
+    Answer(Vec<String>),
     /// Stop the run as soon as possible, salvaging what was found.
     Interrupt,
     /// End the engine task once the current run (if any) has finished.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use aspects::{
     DUE_DILIGENCE_CHECKLIST, Decomposition, comparison_items, decompose, plan_problems,
 };
-pub use clarity::{Unclear, content_words, unresearchable};
+pub use clarity::{Unclear, Unresearchable, content_words, fold_answers, unclear, unresearchable};
 pub use query::{refined_query, search_query};
 
 /// The kind of a research question; it decides how the question is split

@@ -17,7 +17,9 @@ fn json_run(sb: &Sandbox, args: &[&str], code: i32) -> Vec<Event> {
         .dra()
         .arg("--runs-dir")
         .arg(sb.runs())
-        .args(["--json", "ask"])
+        // These endings are for runs that may not ask (clarifying first is
+        // tested in tests/cli/clarify.rs).
+        .args(["--json", "ask", "--no-clarify"])
         .args(args)
         .assert()
         .code(code);
@@ -79,7 +81,7 @@ fn a_question_with_nothing_to_research_stops_early_and_says_how_to_ask() {
         .dra()
         .arg("--runs-dir")
         .arg(sb.runs())
-        .args(["ask", "Compare them"])
+        .args(["ask", "--no-clarify", "Compare them"])
         .assert()
         .code(7);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
@@ -326,6 +328,7 @@ fn a_gap_in_a_cut_document_says_truncated() {
         .args([
             "--json",
             "ask",
+            "--no-clarify",
             "--corpus",
             &corpus,
             "Is Zentrix Logistics (Pune, India) a reliable freight partner? Check leadership and pricing.",

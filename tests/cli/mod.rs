@@ -1,5 +1,6 @@
 mod ask;
 mod claims;
+mod clarify;
 mod commands;
 mod common;
 mod corpus_loading;
@@ -10,6 +11,7 @@ mod online;
 mod planner;
 mod redteam;
 mod robust_cli;
+mod runs;
 mod scripted_offline;
 mod snapshots;
 mod web_run;

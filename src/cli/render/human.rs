@@ -50,6 +50,14 @@ impl Human {
         }
     }
 
+    /// Runs `f` with the live rows hidden (around a prompt).
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.live {
+            Some(m) => m.suspend(f),
+            None => f(),
+        }
+    }
+
     pub fn line(&self, text: &str) {
         if self.quiet {
             return;
@@ -336,6 +344,11 @@ impl Human {
                         String::new()
                     };
                     self.line(&format!("sources: {}{rest}", cited.join(", ")));
+                }
+            }
+            EventBody::ClarificationAnswered { answers } => {
+                for a in answers {
+                    self.line(&format!("  {} \u{2192} {}", a.question, a.answer));
                 }
             }
             EventBody::McpCall { .. }

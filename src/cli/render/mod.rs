@@ -47,6 +47,14 @@ impl Renderer {
         }
     }
 
+    /// Runs `f` with the live rows hidden (around a prompt).
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self {
+            Renderer::Json { .. } => f(),
+            Renderer::Human(h) => h.suspend(f),
+        }
+    }
+
     pub fn abandon(&mut self) {
         if let Renderer::Human(h) = self {
             h.clear();

@@ -9,7 +9,7 @@
 //! Adding a tool: a new file with its `Tool` impl and name constant, one
 //! line in [`names`] and one in the agent's list below.
 
-mod clarify;
+pub mod clarify;
 mod fetch;
 mod review;
 mod search;
@@ -216,6 +216,16 @@ impl ToolRegistry {
             Arc::new(ReadSource),
             Arc::new(SubmitFindings),
         ])
+    }
+
+    /// The same tools but one (`--no-clarify` drops `request_clarification`).
+    pub fn without(self, name: &str) -> Self {
+        Self::new(
+            self.tools
+                .into_iter()
+                .filter(|t| t.name() != name)
+                .collect(),
+        )
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {

@@ -45,8 +45,18 @@ impl ChatModel for OfflineModel {
     ) -> Result<ChatResponse, ModelError> {
         let t = Transcript::read(&request.messages);
         // The request says which agent is asking; the tools offered do not decide.
+        let mut content = String::new();
         let (thinking, calls) = match request.role {
-            ModelRole::Research => plan::orchestrator_turn(&t),
+            ModelRole::Research => {
+                // Offered the clarification tool means it may ask.
+                let can_ask = request
+                    .tools
+                    .iter()
+                    .any(|t| t.name == crate::engine::tools::names::REQUEST_CLARIFICATION);
+                let turn = plan::lead_turn(&request.messages, can_ask);
+                content = turn.content;
+                (turn.thinking, turn.calls)
+            }
             ModelRole::Subagent => research::researcher_turn(&t),
             ModelRole::Utility => {
                 // The claim extractor: extraction is done by the researcher's own
@@ -72,7 +82,7 @@ impl ChatModel for OfflineModel {
             })
             .collect();
         Ok(ChatResponse {
-            content: String::new(),
+            content,
             tool_calls,
             thinking: Some(thinking),
             usage: Usage::default(),

@@ -1,0 +1,339 @@
+//! `dra runs`: the runs in the runs directory, newest first, read from each
+//! run's own files (events.jsonl: the header, the last terminal status and
+//! the usage ledger); `--prune AGE` lists and removes old ones. A run whose
+//! files cannot be read is listed as `unknown`, never a failure.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use clap::Args;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Remove the runs started longer ago than AGE (e.g. 30d, 12h, 2w, 90m),
+    /// after listing them.
+    #[arg(long, value_name = "AGE")]
+    pub prune: Option<String>,
+    /// Prune without asking (needed when stdin or stderr is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Most runs listed.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+}
+
+/// What one run directory says about its run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunInfo {
+    pub id: String,
+    /// RFC 3339 UTC, from the run header (else the directory name).
+    pub started: Option<String>,
+    pub question: Option<String>,
+    /// `done`, `error`, `incomplete` (no terminal status: running, or
+    /// killed) or `unknown` (events.jsonl missing, unreadable or torn
+    /// before its header).
+    pub state: String,
+    pub reason: Option<String>,
+    pub sources: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub report: Option<PathBuf>,
+    pub dir: PathBuf,
+}
+
+/// `<UTC stamp>-<8 hex>`: only such directories are runs (and prunable).
+fn run_dir_name(name: &str) -> Option<(NaiveDateTime, &str)> {
+    let (stamp, id) = name.split_once('-')?;
+    let at = NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%SZ").ok()?;
+    (id.len() == 8 && id.chars().all(|c| c.is_ascii_hexdigit())).then_some((at, id))
+}
+
+/// A run age: a number and a unit (`s`, `m`, `h`, `d`, `w`; seconds
+/// without one).
+pub fn parse_age(raw: &str) -> Option<Duration> {
+    let raw = raw.trim();
+    let (num, mult) = match raw.char_indices().last()? {
+        (i, 'd') => (&raw[..i], 86_400.0),
+        (i, 'w') => (&raw[..i], 604_800.0),
+        _ => return crate::config::parse_duration(raw),
+    };
+    let x: f64 = num.trim().parse().ok()?;
+    (x.is_finite() && x > 0.0 && x * mult < 1e12).then(|| Duration::from_secs_f64(x * mult))
+}
+
+/// Reads one run directory; never fails.
+pub fn read_run(dir: &Path) -> RunInfo {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let from_name = run_dir_name(&name);
+    let mut info = RunInfo {
+        id: from_name
+            .map(|(_, id)| id.to_string())
+            .unwrap_or_else(|| name.clone()),
+        started: from_name.map(|(at, _)| {
+            at.and_utc()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        }),
+        question: None,
+        state: "unknown".into(),
+        reason: None,
+        sources: None,
+        cost_usd: None,
+        report: Some(dir.join("report.md")).filter(|p| p.is_file()),
+        dir: dir.to_path_buf(),
+    };
+    let Ok(file) = std::fs::File::open(dir.join("events.jsonl")) else {
+        return info;
+    };
+    let mut lines = std::io::BufReader::new(file).split(b'\n');
+    // Line 1: the header. Without it the run is unknown.
+    let header = lines
+        .next()
+        .and_then(Result::ok)
+        .and_then(|l| serde_json::from_slice::<Value>(&l).ok())
+        .filter(|h| h["type"] == "run_header");
+    let Some(header) = header else {
+        return info;
+    };
+    if let Some(id) = header["run_id"].as_str() {
+        info.id = id.to_string();
+    }
+    if let Some(q) = header["question"].as_str() {
+        info.question = Some(q.to_string());
+    }
+    if let Some(c) = header["created"].as_str() {
+        info.started = Some(c.to_string());
+    }
+    info.state = "incomplete".into();
+    for line in lines {
+        // A line that cannot be read or parsed (torn by a crash) is skipped.
+        let Ok(line) = line else { break };
+        let Ok(ev) = serde_json::from_slice::<Value>(&line) else {
+            continue;
+        };
+        match ev["type"].as_str() {
+            Some("status") => {
+                let state = ev["state"].as_str().unwrap_or("");
+                if matches!(state, "done" | "error") {
+                    info.state = state.to_string();
+                    info.reason = ev["reason"].as_str().map(String::from);
+                }
+            }
+            Some("usage") => {
+                info.sources = ev["sources"].as_u64();
+                info.cost_usd = ev["cost_usd"].as_f64();
+            }
+            _ => {}
+        }
+    }
+    info
+}
+
+/// Every run under `runs_dir`, newest first.
+pub fn list_runs(runs_dir: &Path) -> std::io::Result<Vec<RunInfo>> {
+    let entries = match std::fs::read_dir(runs_dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| run_dir_name(&e.file_name().to_string_lossy()).is_some())
+        .map(|e| e.path())
+        .collect();
+    // The directory name starts with the UTC start time.
+    dirs.sort();
+    dirs.reverse();
+    Ok(dirs.iter().map(|d| read_run(d)).collect())
+}
+
+fn started_at(r: &RunInfo) -> Option<DateTime<Utc>> {
+    let from_name = r
+        .dir
+        .file_name()
+        .and_then(|n| run_dir_name(&n.to_string_lossy()).map(|(at, _)| at.and_utc()));
+    from_name.or_else(|| {
+        r.started
+            .as_deref()
+            .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+            .map(|d| d.with_timezone(&Utc))
+    })
+}
+
+fn printable(text: &str, max: usize) -> String {
+    let clean: String = super::clarify::printable(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if clean.chars().count() <= max {
+        clean
+    } else {
+        let cut: String = clean.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}\u{2026}")
+    }
+}
+
+fn table(runs: &[RunInfo]) -> String {
+    let mut s = format!(
+        "{:<10} {:<20} {:<32} {:>7} {:>8}  {:<48}  {}\n",
+        "ID", "STARTED", "STATE", "SOURCES", "COST", "QUESTION", "REPORT"
+    );
+    for r in runs {
+        let state = match &r.reason {
+            Some(reason) => format!("{} ({reason})", r.state),
+            None => r.state.clone(),
+        };
+        let started = started_at(r)
+            .map(|d| d.format("%Y-%m-%d %H:%M:%SZ").to_string())
+            .unwrap_or_else(|| "?".into());
+        s.push_str(&format!(
+            "{:<10} {:<20} {:<32} {:>7} {:>8}  {:<48}  {}\n",
+            printable(&r.id, 10),
+            started,
+            printable(&state, 32),
+            r.sources.map_or("-".into(), |n| n.to_string()),
+            r.cost_usd.map_or("-".into(), |c| format!("${c:.4}")),
+            printable(r.question.as_deref().unwrap_or("?"), 48),
+            r.report
+                .as_ref()
+                .map_or("-".into(), |p| printable(&p.display().to_string(), 400)),
+        ));
+    }
+    s
+}
+
+fn print_json<T: Serialize>(v: &T) {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    print_stdout(s.as_bytes());
+}
+
+pub fn run(g: &GlobalArgs, args: &RunsArgs) -> CliResult {
+    let config = super::resolve_config(g, Default::default())?;
+    let settings = crate::config::Settings::from_config(&config);
+    let runs_dir = settings.runs_dir;
+    let runs = list_runs(&runs_dir).map_err(|e| {
+        CliError::Failure(anyhow::anyhow!(
+            "cannot read the runs dir {}: {e}",
+            runs_dir.display()
+        ))
+    })?;
+    let Some(age) = &args.prune else {
+        let shown: Vec<RunInfo> = runs.into_iter().take(args.limit).collect();
+        if g.json {
+            print_json(&shown);
+        } else if shown.is_empty() {
+            errln!("no runs in {}", runs_dir.display());
+        } else {
+            print_stdout(table(&shown).as_bytes());
+        }
+        return Ok(Exit::Ok);
+    };
+    let age = parse_age(age).ok_or_else(|| {
+        CliError::Usage(anyhow::anyhow!(
+            "--prune {age:?}: expected an age such as 30d, 12h, 2w or 90m"
+        ))
+    })?;
+    let cutoff = Utc::now()
+        - chrono::Duration::from_std(age).unwrap_or_else(|_| chrono::Duration::days(365_000));
+    let old: Vec<RunInfo> = runs
+        .into_iter()
+        .filter(|r| started_at(r).is_some_and(|at| at < cutoff))
+        .collect();
+    if old.is_empty() {
+        if g.json {
+            print_json(&serde_json::json!({ "deleted": [] }));
+        } else {
+            errln!(
+                "no runs older than {:?} in {}",
+                args.prune.as_deref().unwrap_or(""),
+                runs_dir.display()
+            );
+        }
+        return Ok(Exit::Ok);
+    }
+    if !g.json {
+        errln!("{} run(s) will be deleted:", old.len());
+        for r in &old {
+            errln!("  {}", r.dir.display());
+        }
+        print_stdout(table(&old).as_bytes());
+    }
+    if !args.yes {
+        let tty = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        if !tty || g.json {
+            return Err(CliError::Usage(anyhow::anyhow!(
+                "refusing to delete {} run(s) without confirmation: no terminal to ask on; pass --yes",
+                old.len()
+            )));
+        }
+        let sure = dialoguer::Confirm::new()
+            .with_prompt(format!("Delete these {} run(s)?", old.len()))
+            .default(false)
+            .interact_on(&dialoguer::console::Term::stderr())
+            .unwrap_or(false);
+        if !sure {
+            errln!("nothing deleted");
+            return Ok(Exit::Ok);
+        }
+    }
+    let mut deleted = Vec::new();
+    let mut failed = 0;
+    for r in &old {
+        match std::fs::remove_dir_all(&r.dir) {
+            Ok(()) => deleted.push(r.clone()),
+            Err(e) => {
+                failed += 1;
+                errln!("error: cannot delete {}: {e}", r.dir.display());
+            }
+        }
+    }
+    if g.json {
+        print_json(&serde_json::json!({ "deleted": deleted }));
+    } else {
+        errln!("deleted {} run(s)", deleted.len());
+    }
+    Ok(if failed == 0 { Exit::Ok } else { Exit::Failure })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_parse() {
+        assert_eq!(parse_age("30d"), Some(Duration::from_secs(30 * 86_400)));
+        assert_eq!(parse_age("2w"), Some(Duration::from_secs(14 * 86_400)));
+        assert_eq!(parse_age("12h"), Some(Duration::from_secs(12 * 3600)));
+        assert_eq!(parse_age("90"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_age("d"), None);
+        assert_eq!(parse_age("-3d"), None);
+        assert_eq!(parse_age("soon"), None);
+    }
+
+    #[test]
+    fn only_stamped_directories_are_runs() {
+        assert!(run_dir_name("20261129T175858Z-fcdd5022").is_some());
+        assert!(run_dir_name("20261129T175858Z-fcdd502").is_none());
+        assert!(run_dir_name("my-notes").is_none());
+        assert!(run_dir_name("memory").is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_age_text_parses_or_not_without_panicking(s in "\\PC{0,12}|[0-9.]{1,6}[smhdw]?") {
+            if let Some(d) = parse_age(&s) {
+                proptest::prop_assert!(d > Duration::ZERO);
+            }
+            let _ = run_dir_name(&s);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! `dra runs`: listing (human and --json), torn files, and --prune.
+
+use std::path::Path;
+
+use super::common::Sandbox;
+
+fn fake_run(runs: &Path, name: &str, events: &str) {
+    let d = runs.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("events.jsonl"), events).unwrap();
+}
+
+fn header(id: &str, q: &str, created: &str) -> String {
+    format!(
+        "{{\"type\":\"run_header\",\"protocol_version\":1,\"dra_version\":\"0\",\"run_id\":\"{id}\",\"question\":\"{q}\",\"created\":\"{created}\",\"settings\":{{}}}}\n"
+    )
+}
+
+fn runs_json(sb: &Sandbox, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = sb
+        .dra()
+        .args(["--json", "--runs-dir"])
+        .arg(sb.runs())
+        .arg("runs")
+        .args(extra)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        v,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn lists_real_and_damaged_runs_newest_first() {
+    let sb = Sandbox::new();
+    // A real run (asks, exit 3) and a real report.
+    let st = sb
+        .dra()
+        .args(["--runs-dir"])
+        .arg(sb.runs())
+        .args(["ask", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(3));
+    // Damaged runs, older than it.
+    fake_run(
+        &sb.runs(),
+        "20200101T000000Z-0000000a",
+        "{\"type\":\"run_he",
+    );
+    fake_run(
+        &sb.runs(),
+        "20200102T000000Z-0000000b",
+        &format!(
+            "{}{{\"seq\":1,\"type\":\"status\",\"state\":\"done\",\"reason\":\"report_delivered\"}}\n{{\"seq\":2,\"ty",
+            header("0000000b", "Who runs Acme?", "2020-01-02T00:00:00Z")
+        ),
+    );
+    fake_run(
+        &sb.runs(),
+        "20200103T000000Z-0000000c",
+        &header("0000000c", "Still going?", "2020-01-03T00:00:00Z"),
+    );
+    std::fs::create_dir_all(sb.runs().join("20200104T000000Z-0000000d")).unwrap();
+    std::fs::write(
+        sb.runs()
+            .join("20200104T000000Z-0000000d")
+            .join("events.jsonl"),
+        [0xff, 0xfe, 0x00],
+    )
+    .unwrap();
+    std::fs::create_dir_all(sb.runs().join("not-a-run")).unwrap();
+
+    let (code, v, err) = runs_json(&sb, &[]);
+    assert_eq!(code, 0, "{err}");
+    let rows = v.as_array().expect("an array");
+    assert_eq!(rows.len(), 5, "{v:#}");
+    let states: Vec<&str> = rows.iter().map(|r| r["state"].as_str().unwrap()).collect();
+    assert_eq!(states, ["done", "unknown", "incomplete", "done", "unknown"]);
+    assert_eq!(rows[0]["reason"], "awaiting_clarification");
+    assert_eq!(rows[0]["question"], "hi");
+    assert!(rows[0]["report"].as_str().unwrap().ends_with("report.md"));
+    assert_eq!(rows[0]["sources"], 0);
+    assert_eq!(rows[3]["id"], "0000000b");
+    assert_eq!(rows[3]["question"], "Who runs Acme?");
+
+    // The human table has the same rows.
+    let out = sb
+        .dra()
+        .args(["--runs-dir"])
+        .arg(sb.runs())
+        .arg("runs")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("ID"), "{text}");
+    assert!(text.contains("done (awaiting_clarification)"), "{text}");
+    assert!(text.contains("Who runs Acme?"), "{text}");
+    assert_eq!(text.lines().count(), 6, "{text}");
+}
+
+#[test]
+fn prune_lists_asks_and_removes_only_old_runs() {
+    let sb = Sandbox::new();
+    let old = "20200101T000000Z-0000000a";
+    fake_run(
+        &sb.runs(),
+        old,
+        &header("0000000a", "old", "2020-01-01T00:00:00Z"),
+    );
+    let now = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let new = format!("{now}-0000000b");
+    fake_run(
+        &sb.runs(),
+        &new,
+        &header("0000000b", "new", "2026-01-01T00:00:00Z"),
+    );
+    std::fs::create_dir_all(sb.runs().join("my-notes")).unwrap();
+
+    // No terminal and no --yes: refused, nothing deleted.
+    let out = sb
+        .dra()
+        .args(["--runs-dir"])
+        .arg(sb.runs())
+        .args(["runs", "--prune", "30d"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--yes"), "{err}");
+    assert!(err.contains(old), "lists what it would delete: {err}");
+    assert!(sb.runs().join(old).exists());
+
+    // A bad age is a usage error.
+    let (code, _, err) = runs_json(&sb, &["--prune", "soon", "--yes"]);
+    assert_eq!(code, 2, "{err}");
+
+    let (code, v, err) = runs_json(&sb, &["--prune", "30d", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    let deleted = v["deleted"].as_array().unwrap();
+    assert_eq!(deleted.len(), 1);
+    assert_eq!(deleted[0]["id"], "0000000a");
+    assert!(!sb.runs().join(old).exists());
+    assert!(sb.runs().join(&new).exists());
+    assert!(sb.runs().join("my-notes").exists());
+}

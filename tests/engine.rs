@@ -64,6 +64,10 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
         domain_prompt: None,
         require_tool_call: false,
         memory: None,
+        answers: Vec::new(),
+        inputs: serde_json::json!({}),
+        resume: None,
+        lock: None,
     }
 }
 

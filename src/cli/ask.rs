@@ -68,6 +68,10 @@ pub struct AskArgs {
     /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<String>,
+    /// Answers to the run's first clarifying questions, for scripted runs: a
+    /// JSON list of strings or one per line, in question order.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
 }
 
 fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
@@ -105,6 +109,10 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         errln!("warning: {w}");
     }
     let settings = Settings::from_config(&config);
+    let answers = match &args.answers {
+        Some(path) => Some(super::resume::read_answers(path)?),
+        None => None,
+    };
     let anchors = EntityAnchors {
         name: args.entity.clone(),
         domain: args.domain.clone(),
@@ -135,6 +143,8 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         },
     )
     .map_err(setup_error)?;
+    let mut prepared = prepared;
+    prepared.engine.answers.extend(answers);
     print_notes(g, &prepared.notes);
     let runtime = runtime()?;
     runtime.block_on(drive(g, prepared.engine, prepared.request))
@@ -180,7 +190,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .map_err(CliError::Failure)
 }
 
-async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {
+pub(super) async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {
     let mut handle = Engine::spawn(config)
         .context("cannot start the run")
         .map_err(CliError::Failure)?;

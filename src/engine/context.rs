@@ -11,6 +11,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use super::budget::Budget;
 use super::model::{ModelRouter, Usage};
+use super::replay::Replay;
 use super::sources::PageStore;
 use crate::config::ModelTier;
 use crate::evidence::EvidenceItem;
@@ -31,6 +32,8 @@ pub struct Emitter {
     run_id: String,
     seq: Arc<Mutex<u64>>,
     recorder: RecorderHandle,
+    /// On resume: events of agents still replaying are already on disk.
+    replay: Option<Arc<Replay>>,
 }
 
 impl Emitter {
@@ -39,10 +42,30 @@ impl Emitter {
             run_id,
             seq: Arc::new(Mutex::new(0)),
             recorder,
+            replay: None,
         }
     }
 
+    /// A resumed run's emitter: `seq` continues after `last_seq`, and
+    /// replayed steps are not emitted twice.
+    pub fn resumed(mut self, last_seq: u64, replay: Arc<Replay>) -> Self {
+        self.seq = Arc::new(Mutex::new(last_seq));
+        self.replay = Some(replay);
+        self
+    }
+
     pub fn emit(&self, agent: &str, body: EventBody) {
+        let always = match &body {
+            EventBody::RunResumed { .. }
+            | EventBody::ClarificationAnswered { .. }
+            | EventBody::Report { .. }
+            | EventBody::Usage { .. } => true,
+            EventBody::Status(s) => s.state.is_terminal(),
+            _ => false,
+        };
+        if !always && self.replay.as_ref().is_some_and(|r| r.is_replaying(agent)) {
+            return;
+        }
         // Numbering and sending under one lock keeps events.jsonl in seq order.
         let mut seq = self.seq.lock().unwrap_or_else(|p| p.into_inner());
         *seq += 1;
@@ -195,6 +218,11 @@ pub struct RunCtx {
     skipped: Mutex<Vec<(String, String)>>,
     /// The report gate's claim check of the accepted report.
     pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
+    /// On resume: the earlier invocations' records.
+    pub replay: Option<Arc<Replay>>,
+    /// Answers waiting for the next clarification, one set per
+    /// clarification, in question order.
+    pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
 }
 
 pub struct RunCtxInit {
@@ -215,6 +243,10 @@ pub struct RunCtxInit {
     pub backend_label: String,
     pub domain_prompt: Option<String>,
     pub lessons: Lessons,
+    /// The spotlight marker of the run being resumed (else a fresh one).
+    pub spotlight: Option<String>,
+    pub replay: Option<Arc<Replay>>,
+    pub answers: Vec<Vec<String>>,
 }
 
 impl RunCtx {
@@ -235,7 +267,7 @@ impl RunCtx {
             cancel: Cancel::default(),
             meter: Meter::default(),
             parallel: Semaphore::new(init.max_parallel.max(1)),
-            spotlight: random_marker(),
+            spotlight: init.spotlight.unwrap_or_else(random_marker),
             today: init.today.format("%Y-%m-%d").to_string(),
             search_max_results: init.search_max_results,
             backend_label: init.backend_label,
@@ -246,6 +278,8 @@ impl RunCtx {
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),
             claim_tally: Mutex::new(None),
+            replay: init.replay,
+            answers: Mutex::new(init.answers.into()),
         }
     }
 

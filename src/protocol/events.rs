@@ -48,6 +48,28 @@ pub enum EventBody {
     Clarification {
         questions: Vec<String>,
     },
+    /// The user's answers to the clarifying questions, in question order
+    /// (`dra resume --answer`, `--answers FILE`, `dra ask --answers FILE`);
+    /// an empty answer means no preference (additive).
+    ClarificationAnswered {
+        questions: Vec<String>,
+        answers: Vec<String>,
+    },
+    /// `dra resume` continued this run: the events after it come from the
+    /// new invocation (additive). Steps already recorded are replayed, not
+    /// repeated; work that was in flight runs again and its events appear
+    /// again after this one.
+    RunResumed {
+        /// The last `seq` of the earlier invocations.
+        after_seq: u64,
+        /// Recorded model calls available for replay.
+        recorded_model_calls: u64,
+        /// Recorded tool results available for replay.
+        recorded_tool_results: u64,
+        /// What was cut off a torn events.jsonl or records.jsonl, if anything.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        recovered: Vec<String>,
+    },
     SearchQuery {
         id: String,
         query: String,
@@ -290,6 +312,9 @@ pub enum WarningCode {
     ModelFallback,
     /// Report sentences their sources do not support were removed.
     UnsupportedClaims,
+    /// A resumed run asked a model something other than what was recorded
+    /// at that step; from there on that agent's calls are made again.
+    ReplayDiverged,
     #[serde(other)]
     Other,
 }
@@ -376,6 +401,8 @@ impl EventBody {
             EventBody::RunStart { .. } => "run_start",
             EventBody::Plan { .. } => "plan",
             EventBody::Clarification { .. } => "clarification",
+            EventBody::ClarificationAnswered { .. } => "clarification_answered",
+            EventBody::RunResumed { .. } => "run_resumed",
             EventBody::SearchQuery { .. } => "search_query",
             EventBody::SearchResults { .. } => "search_results",
             EventBody::Source { .. } => "source",
@@ -407,6 +434,8 @@ pub fn required_keys(type_name: &str) -> Option<&'static [&'static str]> {
         "run_start" => &["protocol_version", "engine_version", "mode", "tier"],
         "plan" => &["todos"],
         "clarification" => &["questions"],
+        "clarification_answered" => &["questions", "answers"],
+        "run_resumed" => &["after_seq", "recorded_model_calls", "recorded_tool_results"],
         "search_query" => &["id", "query", "source"],
         "search_results" => &["id", "query", "ok", "count", "results"],
         "source" => &["title", "url", "domain"],

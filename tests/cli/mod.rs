@@ -6,6 +6,7 @@ mod corpus_loading;
 mod online;
 mod planner;
 mod redteam;
+mod resume;
 mod scripted_offline;
 mod snapshots;
 mod web_run;

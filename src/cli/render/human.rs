@@ -292,6 +292,16 @@ impl Human {
                     self.line(&format!("  ? {q}"));
                 }
             }
+            EventBody::ClarificationAnswered { answers, .. } => {
+                self.line(&format!("clarification answered ({} answer(s))", answers.len()));
+            }
+            EventBody::RunResumed {
+                after_seq,
+                recorded_model_calls,
+                ..
+            } => self.line(&format!(
+                "resumed after event {after_seq}: {recorded_model_calls} recorded model call(s) to replay"
+            )),
             EventBody::McpCall { .. }
             | EventBody::McpResult { .. }
             | EventBody::Skill { .. }

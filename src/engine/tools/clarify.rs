@@ -80,6 +80,20 @@ impl Tool for RequestClarification {
     }
 }
 
+/// The user's answers as one message pairing each with its question
+/// (seed 000): bare answers ("the first") lose their meaning. An empty
+/// answer means no preference.
+pub fn answers_message(questions: &[String], answers: &[String]) -> String {
+    let mut out = String::from("Answers to your clarifying questions:\n");
+    for (i, q) in questions.iter().enumerate() {
+        let a = answers.get(i).map(|a| a.trim()).unwrap_or("");
+        let a = if a.is_empty() { "(no preference)" } else { a };
+        out.push_str(&format!("{}. Q: {} A: {a}\n", i + 1, q.trim()));
+    }
+    out.push_str("Research the question with these answers in mind; do not ask again.");
+    out
+}
+
 /// Questions narrated in prose: lines (or sentences) that end with `?`.
 /// Used when a model asks in plain text instead of calling the tool.
 pub fn questions_in_prose(text: &str) -> Vec<String> {
@@ -98,6 +112,17 @@ pub fn questions_in_prose(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_pair_with_their_questions() {
+        let m = answers_message(
+            &["Which market?".into(), "Timeframe?".into()],
+            &["India".into()],
+        );
+        assert!(m.starts_with("Answers to your clarifying questions:\n"));
+        assert!(m.contains("1. Q: Which market? A: India\n"), "{m}");
+        assert!(m.contains("2. Q: Timeframe? A: (no preference)\n"), "{m}");
+    }
 
     #[test]
     fn finds_narrated_questions() {

@@ -35,7 +35,9 @@ type FetchResult = Result<RawDocument, WebError>;
 #[derive(Default)]
 pub struct Replay {
     model_calls: HashMap<(String, u64), (String, ChatResponse)>,
-    tool_results: HashMap<(String, String), String>,
+    /// Per agent and call id, in the order recorded (ids repeat across turns).
+    tool_results: Mutex<HashMap<(String, String), VecDeque<String>>>,
+    tool_result_count: u64,
     searches: Mutex<HashMap<(String, usize), VecDeque<SearchResult>>>,
     fetches: Mutex<HashMap<String, VecDeque<FetchResult>>>,
     answers: Mutex<VecDeque<(String, Vec<String>, Vec<String>)>>,
@@ -108,7 +110,13 @@ impl Replay {
                     ..
                 } => {
                     remaining.insert(agent.clone());
-                    r.tool_results.insert((agent, call_id), result);
+                    r.tool_result_count += 1;
+                    r.tool_results
+                        .get_mut()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .entry((agent, call_id))
+                        .or_default()
+                        .push_back(result);
                 }
                 Record::Search {
                     query,
@@ -159,7 +167,7 @@ impl Replay {
     }
 
     pub fn recorded_tool_results(&self) -> u64 {
-        self.tool_results.len() as u64
+        self.tool_result_count
     }
 
     /// Model calls answered from records so far.
@@ -193,13 +201,13 @@ impl Replay {
     }
 
     /// The recorded result of a tool call, if any (the agent is replaying).
-    pub fn tool_result(&self, agent: &str, call_id: &str) -> Option<&str> {
+    pub fn tool_result(&self, agent: &str, call_id: &str) -> Option<String> {
         if lock(&self.live).contains(agent) {
             return None;
         }
-        self.tool_results
-            .get(&(agent.to_string(), call_id.to_string()))
-            .map(String::as_str)
+        lock(&self.tool_results)
+            .get_mut(&(agent.to_string(), call_id.to_string()))
+            .and_then(VecDeque::pop_front)
     }
 
     /// Answers given earlier to these questions, if any.
@@ -303,6 +311,7 @@ mod tests {
             call("main", 0, "d0"),
             call("main", 1, "d1"),
             json!({"kind": "tool_result", "agent": "main", "call_id": "c1", "tool": "t", "args": {}, "ok": true, "result": "R"}),
+            json!({"kind": "tool_result", "agent": "main", "call_id": "c1", "tool": "t", "args": {}, "ok": true, "result": "R2"}),
             json!({"kind": "nonsense"}),
         ]);
         assert_eq!(r.unreadable(), 1);
@@ -311,7 +320,7 @@ mod tests {
         assert!(
             matches!(r.model_call("main", 0, "d0"), ModelLookup::Hit(resp) if resp.content == "main0")
         );
-        assert_eq!(r.tool_result("main", "c1"), Some("R"));
+        assert_eq!(r.tool_result("main", "c1").as_deref(), Some("R"));
         assert!(matches!(
             r.model_call("main", 1, "other"),
             ModelLookup::Diverged
@@ -319,6 +328,7 @@ mod tests {
         assert!(!r.is_replaying("main"), "a diverged agent is live");
         assert!(matches!(r.model_call("main", 1, "d1"), ModelLookup::Miss));
         assert_eq!(r.tool_result("main", "c1"), None);
+        assert_eq!(r.recorded_tool_results(), 2);
         assert_eq!(r.replayed_calls(), 1);
     }
 

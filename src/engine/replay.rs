@@ -30,6 +30,8 @@ use crate::store::Record;
 
 type SearchResult = Result<Vec<SearchHit>, WebError>;
 type FetchResult = Result<RawDocument, WebError>;
+/// Agent, questions, answers.
+type RecordedAnswers = (String, Vec<String>, Vec<String>);
 
 /// What a run's records hold, ready to answer a resumed run.
 #[derive(Default)]
@@ -40,7 +42,7 @@ pub struct Replay {
     tool_result_count: u64,
     searches: Mutex<HashMap<(String, usize), VecDeque<SearchResult>>>,
     fetches: Mutex<HashMap<String, VecDeque<FetchResult>>>,
-    answers: Mutex<VecDeque<(String, Vec<String>, Vec<String>)>>,
+    answers: Mutex<VecDeque<RecordedAnswers>>,
     /// Agents with at least one record.
     recorded_agents: HashSet<String>,
     /// Agents that asked for something not recorded: live from then on.

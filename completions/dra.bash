@@ -37,6 +37,9 @@ _dra() {
             dra,man)
                 cmd="dra__subcmd__man"
                 ;;
+            dra,resume)
+                cmd="dra__subcmd__resume"
+                ;;
             dra,runs)
                 cmd="dra__subcmd__runs"
                 ;;
@@ -64,6 +67,9 @@ _dra() {
             dra__subcmd__help,man)
                 cmd="dra__subcmd__help__subcmd__man"
                 ;;
+            dra__subcmd__help,resume)
+                cmd="dra__subcmd__help__subcmd__resume"
+                ;;
             dra__subcmd__help,runs)
                 cmd="dra__subcmd__help__subcmd__runs"
                 ;;
@@ -77,7 +83,7 @@ _dra() {
 
     case "${cmd}" in
         dra)
-            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask doctor tiers runs eval lint-report completions man help"
+            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers runs eval lint-report completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -103,7 +109,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__ask)
-            opts="-q -v -h --question-file --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --no-memory --require-tool-call --no-clarify --no-input --max-parallel --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --question-file --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --no-memory --require-tool-call --no-clarify --no-input --max-parallel --answers --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -162,6 +168,10 @@ _dra() {
                     return 0
                     ;;
                 --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answers)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -267,7 +277,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help)
-            opts="ask doctor tiers runs eval lint-report completions man help"
+            opts="ask resume doctor tiers runs eval lint-report completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -378,6 +388,20 @@ _dra() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dra__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dra__subcmd__help__subcmd__runs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -447,6 +471,56 @@ _dra() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --runs-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__resume)
+            opts="-q -v -h --last --answer --answers --max-usd --deadline --max-tool-calls --max-parallel --json --color --quiet --verbose --runs-dir --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-usd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deadline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tool-calls)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

@@ -35,6 +35,7 @@ complete -c dra -n "__fish_dra_needs_command" -s v -l verbose -d 'More output on
 complete -c dra -n "__fish_dra_needs_command" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_needs_command" -s V -l version -d 'Print version'
 complete -c dra -n "__fish_dra_needs_command" -f -a "ask" -d 'Research a question and write a cited report'
+complete -c dra -n "__fish_dra_needs_command" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
 complete -c dra -n "__fish_dra_needs_command" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
 complete -c dra -n "__fish_dra_needs_command" -f -a "tiers" -d 'Show the model tiers and their prices'
 complete -c dra -n "__fish_dra_needs_command" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
@@ -57,6 +58,7 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -l max-usd -d 'Dollar ceili
 complete -c dra -n "__fish_dra_using_subcommand ask" -l deadline -d 'Wall-time ceiling, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l answers -d 'Answers to the run\'s first clarifying questions, for scripted runs: a JSON list of strings or one per line, in question order' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -72,6 +74,22 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -l json -d 'Print events as
 complete -c dra -n "__fish_dra_using_subcommand ask" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand ask" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
 complete -c dra -n "__fish_dra_using_subcommand ask" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand resume" -l answer -d 'An answer to the run\'s clarifying questions (repeat once per question, in order; "" for no preference)' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l answers -d 'The answers in a file: a JSON list of strings, or one per line' -r -F
+complete -c dra -n "__fish_dra_using_subcommand resume" -l max-usd -d 'Raise the dollar ceiling (the run\'s spending so far counts) [env: DRA_MAX_USD]' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l max-tool-calls -d 'Raise the tool-call ceiling (calls so far count) [env: DRA_MAX_TOOL_CALLS]' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand resume" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand resume" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand resume" -l last -d 'Resume the most recent run'
+complete -c dra -n "__fish_dra_using_subcommand resume" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand resume" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand resume" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_using_subcommand doctor" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -141,12 +159,13 @@ complete -c dra -n "__fish_dra_using_subcommand man" -l json -d 'Print events as
 complete -c dra -n "__fish_dra_using_subcommand man" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand man" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
 complete -c dra -n "__fish_dra_using_subcommand man" -s h -l help -d 'Print help'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "ask" -d 'Research a question and write a cited report'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "tiers" -d 'Show the model tiers and their prices'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "eval" -d 'Run the cases of a gold set and print the evaluation metrics'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask doctor tiers runs eval lint-report completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "ask" -d 'Research a question and write a cited report'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "tiers" -d 'Show the model tiers and their prices'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "eval" -d 'Run the cases of a gold set and print the evaluation metrics'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -9,17 +9,23 @@ use std::sync::Arc;
 
 use crate::config::Settings;
 use crate::corpus::{Corpus, CorpusWeb};
+use crate::engine::Resume;
 use crate::engine::model::ModelRouter;
 use crate::engine::model::offline::OfflineModel;
 use crate::engine::model::openai;
+use crate::engine::replay::Replay;
 use crate::engine::tools::clarify::ClarifyMode;
 use crate::engine::{Engine, EngineConfig, RunSummary};
 use crate::ports::{Fetcher, SearchBackend};
-use crate::protocol::{AskRequest, EntityAnchors, Op, PROTOCOL_VERSION, RunMode};
+use crate::protocol::{
+    AskRequest, EntityAnchors, EventBody, Op, PROTOCOL_VERSION, RunMode, StatusReason, StatusState,
+};
+use crate::store::checkpoint::{self, RunLock};
 use crate::store::{RunDir, RunHeader, new_run_id};
 
 /// Where a run's evidence comes from, as asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Source {
     /// The web when online, else the embedded corpus.
     Default,
@@ -206,6 +212,33 @@ pub fn prepare(
     header_settings: serde_json::Value,
     inputs: RunInputs,
 ) -> Result<PreparedRun, SetupError> {
+    prepare_in(settings, header_settings, inputs, None)
+}
+
+/// How a run was asked, as recorded in its first record for `dra resume`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct RecordedInputs {
+    question: String,
+    source: Source,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base_url: Option<String>,
+    anchors: EntityAnchors,
+}
+
+/// An existing run to continue.
+struct Continue {
+    dir: RunDir,
+    header: RunHeader,
+    resume: Resume,
+    lock: RunLock,
+}
+
+fn prepare_in(
+    settings: &Settings,
+    header_settings: serde_json::Value,
+    inputs: RunInputs,
+    existing: Option<Continue>,
+) -> Result<PreparedRun, SetupError> {
     let mode = mode(settings);
     let mut notes = Vec::new();
     for key in &settings.not_used_yet {
@@ -257,22 +290,38 @@ pub fn prepare(
             runs_dir.display()
         ))
     })?;
-    let run_id = new_run_id();
-    let run_dir = RunDir::create(runs_dir, &run_id).map_err(|e| {
-        SetupError::Failure(format!(
-            "cannot create a run directory in {}: {e}",
-            runs_dir.display()
-        ))
-    })?;
-    let header = RunHeader {
-        kind: "run_header".into(),
-        protocol_version: PROTOCOL_VERSION,
-        dra_version: env!("CARGO_PKG_VERSION").into(),
-        run_id,
+    let recorded = serde_json::to_value(RecordedInputs {
         // As asked (line breaks kept), without control characters.
         question: crate::document::sanitize_text(inputs.question.trim()).into_owned(),
-        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        settings: header_settings,
+        source: inputs.source.clone(),
+        base_url: inputs.base_url.clone(),
+        anchors: inputs.anchors.clone(),
+    })
+    .unwrap_or_default();
+    let (run_dir, header, resume, lock) = match existing {
+        Some(c) => (c.dir, c.header, Some(c.resume), c.lock),
+        None => {
+            let run_id = new_run_id();
+            let run_dir = RunDir::create(runs_dir, &run_id).map_err(|e| {
+                SetupError::Failure(format!(
+                    "cannot create a run directory in {}: {e}",
+                    runs_dir.display()
+                ))
+            })?;
+            let lock =
+                RunLock::acquire(run_dir.path()).map_err(|e| SetupError::Failure(e.to_string()))?;
+            let header = RunHeader {
+                kind: "run_header".into(),
+                protocol_version: PROTOCOL_VERSION,
+                dra_version: env!("CARGO_PKG_VERSION").into(),
+                run_id,
+                // As asked (line breaks kept), without control characters.
+                question: crate::document::sanitize_text(inputs.question.trim()).into_owned(),
+                created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                settings: header_settings,
+            };
+            (run_dir, header, None, lock)
+        }
     };
     let engine = EngineConfig {
         run_dir,
@@ -296,6 +345,10 @@ pub fn prepare(
         } else {
             ClarifyMode::Never
         },
+        answers: Vec::new(),
+        inputs: recorded,
+        resume,
+        lock: Some(lock),
     };
     Ok(PreparedRun {
         engine,
@@ -318,4 +371,162 @@ pub async fn run_to_end(run: PreparedRun) -> std::io::Result<Option<RunSummary>>
         .join
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?
+}
+
+/// What `dra resume` found in a run directory.
+pub enum ResumeOutcome {
+    /// The run had already ended for good: nothing to do.
+    Finished {
+        run_id: String,
+        reason: StatusReason,
+        report: Option<PathBuf>,
+    },
+    /// Ready to continue.
+    Ready(Box<PreparedRun>),
+}
+
+/// Sets an earlier run up to continue: locks it, cuts torn tails off its
+/// files, reads its records for replay and its inputs from its first
+/// record. `answers` answer the clarification it stopped at, if any.
+/// The settings come from this invocation (budgets may be raised).
+pub fn prepare_resume(
+    settings: &Settings,
+    header_settings: serde_json::Value,
+    dir: &std::path::Path,
+    answers: Vec<String>,
+) -> Result<ResumeOutcome, SetupError> {
+    let lock = RunLock::acquire(dir).map_err(|e| SetupError::Failure(e.to_string()))?;
+    let fail = |what: &str, e: std::io::Error| {
+        SetupError::Failure(format!("cannot read {what} of {}: {e}", dir.display()))
+    };
+    let events =
+        checkpoint::recover_file(&dir.join("events.jsonl")).map_err(|e| fail("events.jsonl", e))?;
+    let header: RunHeader = events
+        .lines
+        .first()
+        .and_then(|l| serde_json::from_value(l.clone()).ok())
+        .filter(|h: &RunHeader| h.kind == "run_header")
+        .ok_or_else(|| {
+            SetupError::Usage(format!(
+                "{} is not a dra run directory (events.jsonl has no run header)",
+                dir.display()
+            ))
+        })?;
+    let state = RunState::of(&events.lines[1..]);
+    match state.ended {
+        Some((StatusState::Done, StatusReason::AwaitingClarification)) if answers.is_empty() => {
+            let list: Vec<String> = state
+                .questions
+                .iter()
+                .enumerate()
+                .map(|(i, q)| format!("  {}. {q}", i + 1))
+                .collect();
+            return Err(SetupError::Usage(format!(
+                "run {} is waiting for answers to its questions:\n{}\nanswer them with --answer \"...\" (once per question, in order) or --answers FILE",
+                header.run_id,
+                list.join("\n")
+            )));
+        }
+        Some((StatusState::Done, StatusReason::AwaitingClarification)) => {}
+        Some((StatusState::Done, reason)) => {
+            let report = dir.join("report.md");
+            return Ok(ResumeOutcome::Finished {
+                run_id: header.run_id,
+                reason,
+                report: report.exists().then_some(report),
+            });
+        }
+        _ if !answers.is_empty() => {
+            return Err(SetupError::Usage(format!(
+                "run {} is not waiting for answers; resume it without --answer/--answers",
+                header.run_id
+            )));
+        }
+        _ => {}
+    }
+    let records = checkpoint::recover_file(&dir.join("records.jsonl"))
+        .map_err(|e| fail("records.jsonl", e))?;
+    let replay = Replay::from_lines(&records.lines);
+    let start = replay.start().cloned().ok_or_else(|| {
+        SetupError::Failure(format!(
+            "run {} has no start record (it was made by an older dra, or stopped before its first step); it cannot be resumed: ask again",
+            header.run_id
+        ))
+    })?;
+    let recorded: RecordedInputs = serde_json::from_value(start.inputs.clone()).map_err(|e| {
+        SetupError::Failure(format!(
+            "run {}: its start record is unreadable ({e})",
+            header.run_id
+        ))
+    })?;
+    let mut settings = settings.clone();
+    if let Ok(today) = chrono::NaiveDate::parse_from_str(&start.today, "%Y-%m-%d") {
+        settings.today = today;
+    }
+    let recovered: Vec<String> = [events.warning, records.warning]
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut answer_sets = Vec::new();
+    if !answers.is_empty() {
+        answer_sets.push(answers);
+    }
+    let run_dir = RunDir::open(dir, &header.run_id);
+    let mut prepared = prepare_in(
+        &settings,
+        header_settings,
+        RunInputs {
+            question: recorded.question,
+            source: recorded.source,
+            base_url: recorded.base_url,
+            anchors: recorded.anchors,
+            corpus_progress: None,
+        },
+        Some(Continue {
+            dir: run_dir,
+            header,
+            resume: Resume {
+                replay: std::sync::Arc::new(replay),
+                last_seq: state.last_seq,
+                recovered: recovered.clone(),
+            },
+            lock,
+        }),
+    )?;
+    prepared.engine.answers = answer_sets;
+    for r in recovered {
+        prepared.notes.push(Note::warning(r));
+    }
+    Ok(ResumeOutcome::Ready(Box::new(prepared)))
+}
+
+/// Where a run's events say it stands.
+#[derive(Debug, Default)]
+struct RunState {
+    last_seq: u64,
+    /// The last terminal status, unless a `run_resumed` came after it.
+    ended: Option<(StatusState, StatusReason)>,
+    /// The last clarification's questions.
+    questions: Vec<String>,
+}
+
+impl RunState {
+    fn of(lines: &[serde_json::Value]) -> RunState {
+        let mut st = RunState::default();
+        for line in lines {
+            let Ok(ev) = serde_json::from_value::<crate::protocol::Event>(line.clone()) else {
+                continue;
+            };
+            st.last_seq = st.last_seq.max(ev.seq);
+            match ev.body {
+                EventBody::RunResumed { .. } => st.ended = None,
+                EventBody::Clarification { questions } => st.questions = questions,
+                EventBody::Status(s) if s.state.is_terminal() => {
+                    st.ended = Some((s.state, s.reason.unwrap_or(StatusReason::InternalError)));
+                }
+                _ => {}
+            }
+        }
+        st
+    }
 }

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use crate::document::RawDocument;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchHit {
     pub title: String,
     pub url: String,
@@ -15,7 +15,7 @@ pub struct SearchHit {
     pub published: Option<String>,
 }
 
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum WebError {
     #[error("not found: {0}")]
     NotFound(String),

@@ -65,6 +65,10 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
         require_tool_call: false,
         memory: None,
         clarify: dra::engine::tools::clarify::ClarifyMode::Stop,
+        answers: Vec::new(),
+        inputs: serde_json::json!({}),
+        resume: None,
+        lock: None,
     }
 }
 

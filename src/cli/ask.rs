@@ -85,6 +85,10 @@ pub struct AskArgs {
     /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<String>,
+    /// Answers to the run's first clarifying questions, for scripted runs: a
+    /// JSON list of strings or one per line, in question order.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
 }
 
 fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
@@ -121,6 +125,10 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         errln!("warning: {}", super::shown(w));
     }
     let settings = Settings::from_config(&config);
+    let answers = match &args.answers {
+        Some(path) => Some(super::resume::read_answers(path)?),
+        None => None,
+    };
     let anchors = EntityAnchors {
         name: args.entity.clone(),
         domain: args.domain.clone(),
@@ -151,6 +159,8 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         },
     )
     .map_err(setup_error)?;
+    let mut prepared = prepared;
+    prepared.engine.answers.extend(answers);
     print_notes(g, &prepared.notes);
     let mut engine = prepared.engine;
     // On a terminal, questions are asked here and the run goes on.
@@ -269,7 +279,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .map_err(CliError::Failure)
 }
 
-async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {
+pub(super) async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequest) -> CliResult {
     let interactive = config.clarify == ClarifyMode::Wait;
     let mut handle = Engine::spawn(config)
         .context("cannot start the run")

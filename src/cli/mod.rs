@@ -19,6 +19,7 @@ mod eval;
 pub mod exit;
 mod lint_report;
 mod render;
+mod resume;
 mod runs;
 mod tiers;
 
@@ -77,6 +78,8 @@ pub enum ColorChoice {
 pub enum Command {
     /// Research a question and write a cited report.
     Ask(Box<ask::AskArgs>),
+    /// Continue an interrupted, crashed or paused run from its records (answer its questions with --answer).
+    Resume(Box<resume::ResumeArgs>),
     /// Check the setup: settings and where they come from, keys, endpoint, runs dir.
     Doctor,
     /// Show the model tiers and their prices.
@@ -115,6 +118,7 @@ pub fn main() -> std::process::ExitCode {
     install_panic_hook();
     let outcome = match &cli.command {
         Command::Ask(args) => ask::run(&cli.global, args),
+        Command::Resume(args) => resume::run(&cli.global, args),
         Command::Doctor => doctor::run(&cli.global),
         Command::Tiers => tiers::run(&cli.global),
         Command::Runs(args) => runs::run(&cli.global, args),

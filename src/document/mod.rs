@@ -9,7 +9,7 @@ mod source_type;
 pub use sanitize::{sanitize_line, sanitize_text, single_line};
 pub use source_type::{SourceType, infer as infer_source_type};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ContentType {
     Html,
     Markdown,
@@ -36,7 +36,7 @@ impl ContentType {
 }
 
 /// One raw document: what a fetch returns before cleaning.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RawDocument {
     pub url: String,
     pub title: Option<String>,
@@ -51,7 +51,7 @@ pub struct RawDocument {
 }
 
 /// Metadata of a document beyond its dates and type.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DocMeta {
     pub authors: Vec<String>,
     pub publisher: Option<String>,

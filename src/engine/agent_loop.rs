@@ -15,6 +15,7 @@ use super::model::{
     ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens,
 };
 use super::prompts;
+use super::replay::ModelLookup;
 use super::tools::{self, AgentCx, Deliverable, ToolOutput, ToolRegistry};
 use crate::config::ModelRole;
 use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
@@ -122,6 +123,13 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                             questions: questions.clone(),
                         },
                     );
+                    if let Some(answers) = answers_for(&cx, &questions) {
+                        messages.push(Message::assistant(response.content.clone(), vec![]));
+                        messages.push(Message::user(tools::answers_message(
+                            &tools::clarify::pair_answers(&questions, &answers),
+                        )));
+                        continue;
+                    }
                     return AgentEnd::Delivered(Deliverable::Clarification(questions));
                 }
                 if !text.is_empty() && !narrates_a_plan(text) {
@@ -159,6 +167,15 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                 delivered = out.deliverable;
             }
         }
+        if let Some(Deliverable::Clarification(questions)) = &delivered
+            && is_main
+            && let Some(answers) = answers_for(&cx, questions)
+        {
+            messages.push(Message::user(tools::answers_message(
+                &tools::clarify::pair_answers(questions, &answers),
+            )));
+            continue;
+        }
         if let Some(d) = delivered {
             return AgentEnd::Delivered(d);
         }
@@ -179,6 +196,39 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             messages.push(Message::user(prompts::WRAP_UP));
         }
     }
+}
+
+/// Answers to a clarification, if the run has them: given in an earlier
+/// invocation (replayed), or waiting from `--answer`/`--answers` (then an
+/// event and a record). `None` ends the run awaiting the user.
+fn answers_for(cx: &AgentCx, questions: &[String]) -> Option<Vec<String>> {
+    let run = &cx.run;
+    if let Some(replay) = run.replay.as_deref()
+        && let Some(answers) = replay.answers(&cx.agent, questions)
+    {
+        return Some(answers);
+    }
+    if let Some(replay) = run.replay.as_deref() {
+        replay.go_live(&cx.agent);
+    }
+    let mut answers = run
+        .answers
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .pop_front()?;
+    answers.resize(questions.len(), String::new());
+    run.emitter.emit(
+        &cx.agent,
+        EventBody::ClarificationAnswered {
+            answers: tools::clarify::pair_answers(questions, &answers),
+        },
+    );
+    run.emitter.record(Record::ClarificationAnswers {
+        agent: cx.agent.clone(),
+        questions: questions.to_vec(),
+        answers: answers.clone(),
+    });
+    Some(answers)
 }
 
 /// Turns a model client's notices into events.
@@ -238,24 +288,47 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
             return Err(AgentEnd::Halted(e.0.into()));
         }
     };
-    let sink = LoopSink {
-        run: run.clone(),
-        agent: cx.agent.clone(),
-        model: model.slug().to_string(),
+    let index = cx.next_model_call();
+    let request_digest = format!("{:x}", Sha256::digest(request_json.as_bytes()));
+    let recorded = match run.replay.as_deref() {
+        Some(replay) => match replay.model_call(&cx.agent, index, &request_digest) {
+            ModelLookup::Hit(r) => Some(*r),
+            ModelLookup::Diverged => {
+                run.emitter.warning(
+                    &cx.agent,
+                    crate::protocol::WarningCode::ReplayDiverged,
+                    format!("model call {index} differs from the recorded one; it is made again, and so is the rest of this agent's work"),
+                );
+                None
+            }
+            ModelLookup::Miss => None,
+        },
+        None => None,
     };
-    tracing::debug!(agent = %cx.agent, model = %model.slug(), messages = request.messages.len(), "model call");
-    let response = tokio::select! {
-        r = model.complete(request, &sink) => r,
-        _ = run.cancel.cancelled() => {
-            run.budget.settle(hold, 0, 0.0);
-            return Err(AgentEnd::Cancelled);
-        }
-    };
-    let response = match response {
-        Ok(r) => r,
-        Err(e) => {
-            run.budget.settle(hold, 0, 0.0);
-            return Err(AgentEnd::Failed(e.to_string()));
+    let replayed = recorded.is_some();
+    let response = match recorded {
+        Some(r) => r,
+        None => {
+            let sink = LoopSink {
+                run: run.clone(),
+                agent: cx.agent.clone(),
+                model: model.slug().to_string(),
+            };
+            tracing::debug!(agent = %cx.agent, model = %model.slug(), messages = request.messages.len(), "model call");
+            let response = tokio::select! {
+                r = model.complete(request, &sink) => r,
+                _ = run.cancel.cancelled() => {
+                    run.budget.settle(hold, 0, 0.0);
+                    return Err(AgentEnd::Cancelled);
+                }
+            };
+            match response {
+                Ok(r) => r,
+                Err(e) => {
+                    run.budget.settle(hold, 0, 0.0);
+                    return Err(AgentEnd::Failed(e.to_string()));
+                }
+            }
         }
     };
     let mut usage = response.usage;
@@ -270,13 +343,6 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
     };
     run.budget.settle(hold, usage.total(), cost);
     run.meter.add(&response.model, usage, cost);
-    run.emitter.record(Record::ModelCall {
-        agent: cx.agent.clone(),
-        index: cx.next_model_call(),
-        request_digest: format!("{:x}", Sha256::digest(request_json.as_bytes())),
-        model: response.model.clone(),
-        response: serde_json::to_value(&response).unwrap_or(json!(null)),
-    });
     if let Some(t) = response
         .thinking
         .as_deref()
@@ -288,6 +354,16 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
                 text: t.to_string(),
             },
         );
+    }
+    // The checkpoint (a replayed call is recorded already).
+    if !replayed {
+        run.emitter.record(Record::ModelCall {
+            agent: cx.agent.clone(),
+            index,
+            request_digest,
+            model: response.model.clone(),
+            response: serde_json::to_value(&response).unwrap_or(json!(null)),
+        });
     }
     Ok(response)
 }
@@ -338,6 +414,19 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
     );
     tracing::debug!(agent = %cx.agent, tool = %call.name, "tool call");
     let out = tool.call(call.arguments.clone(), cx).await;
+    // On resume the tool ran again on recorded searches and fetches, which
+    // rebuilds its state; a result with no record (it was in flight) or a
+    // different one makes the agent live.
+    let replayed = match run.replay.as_deref() {
+        Some(replay) => match replay.tool_result(&cx.agent, &call.id) {
+            Some(recorded) if recorded == out.content => true,
+            _ => {
+                replay.go_live(&cx.agent);
+                false
+            }
+        },
+        None => false,
+    };
     run.emitter.emit(
         &cx.agent,
         EventBody::ToolResult {
@@ -349,13 +438,16 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
             repeated: None,
         },
     );
-    run.emitter.record(Record::ToolResult {
-        agent: cx.agent.clone(),
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        args: call.arguments.clone(),
-        ok: out.ok,
-        result: out.content.clone(),
-    });
+    // The checkpoint (a replayed result is recorded already).
+    if !replayed {
+        run.emitter.record(Record::ToolResult {
+            agent: cx.agent.clone(),
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            args: call.arguments.clone(),
+            ok: out.ok,
+            result: out.content.clone(),
+        });
+    }
     out
 }

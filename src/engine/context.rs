@@ -11,6 +11,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use super::budget::Budget;
 use super::model::{ModelRouter, Usage};
+use super::replay::Replay;
 use super::sources::PageStore;
 use crate::config::ModelTier;
 use crate::evidence::EvidenceItem;
@@ -31,6 +32,8 @@ pub struct Emitter {
     run_id: String,
     seq: Arc<Mutex<u64>>,
     recorder: RecorderHandle,
+    /// On resume: events of agents still replaying are already on disk.
+    replay: Option<Arc<Replay>>,
 }
 
 impl Emitter {
@@ -39,10 +42,30 @@ impl Emitter {
             run_id,
             seq: Arc::new(Mutex::new(0)),
             recorder,
+            replay: None,
         }
     }
 
+    /// A resumed run's emitter: `seq` continues after `last_seq`, and
+    /// replayed steps are not emitted twice.
+    pub fn resumed(mut self, last_seq: u64, replay: Arc<Replay>) -> Self {
+        self.seq = Arc::new(Mutex::new(last_seq));
+        self.replay = Some(replay);
+        self
+    }
+
     pub fn emit(&self, agent: &str, body: EventBody) {
+        let always = match &body {
+            EventBody::RunResumed { .. }
+            | EventBody::ClarificationAnswered { .. }
+            | EventBody::Report { .. }
+            | EventBody::Usage { .. } => true,
+            EventBody::Status(s) => s.state.is_terminal(),
+            _ => false,
+        };
+        if !always && self.replay.as_ref().is_some_and(|r| r.is_replaying(agent)) {
+            return;
+        }
         // Numbering and sending under one lock keeps events.jsonl in seq order.
         let mut seq = self.seq.lock().unwrap_or_else(|p| p.into_inner());
         *seq += 1;
@@ -201,6 +224,11 @@ pub struct RunCtx {
     truncated: Mutex<Vec<(String, String)>>,
     /// Clarifying questions: whether to ask, and the answers sent in.
     pub clarify: super::tools::clarify::Clarifier,
+    /// On resume: the earlier invocations' records.
+    pub replay: Option<Arc<Replay>>,
+    /// Answers waiting for the next clarification, one set per
+    /// clarification, in question order.
+    pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
 }
 
 pub struct RunCtxInit {
@@ -222,6 +250,10 @@ pub struct RunCtxInit {
     pub domain_prompt: Option<String>,
     pub lessons: Lessons,
     pub clarify: super::tools::clarify::ClarifyMode,
+    /// The spotlight marker of the run being resumed (else a fresh one).
+    pub spotlight: Option<String>,
+    pub replay: Option<Arc<Replay>>,
+    pub answers: Vec<Vec<String>>,
 }
 
 impl RunCtx {
@@ -242,7 +274,7 @@ impl RunCtx {
             cancel: Cancel::default(),
             meter: Meter::default(),
             parallel: Semaphore::new(init.max_parallel.max(1)),
-            spotlight: random_marker(),
+            spotlight: init.spotlight.unwrap_or_else(random_marker),
             today: init.today.format("%Y-%m-%d").to_string(),
             search_max_results: init.search_max_results,
             backend_label: init.backend_label,
@@ -256,6 +288,8 @@ impl RunCtx {
             plan: Mutex::new(Vec::new()),
             truncated: Mutex::new(Vec::new()),
             clarify: super::tools::clarify::Clarifier::new(init.clarify),
+            replay: init.replay,
+            answers: Mutex::new(init.answers.into()),
         }
     }
 

@@ -12,6 +12,7 @@ pub mod model;
 mod orchestrator;
 pub mod page_view;
 pub mod prompts;
+pub mod replay;
 pub mod sources;
 pub mod spotlight;
 pub mod subresearcher;
@@ -27,6 +28,7 @@ use tokio::task::JoinHandle;
 use crate::config::ModelTier;
 use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{Event, Op, RunMode, StatusReason, StatusState};
+use crate::store::checkpoint::RunLock;
 use crate::store::{Recorder, RunDir, RunHeader};
 use budget::Limits;
 use model::ModelRouter;
@@ -56,6 +58,25 @@ pub struct EngineConfig {
     /// Whether the lead may ask clarifying questions, and whether the
     /// front end answers them in-process (`Op::Answer`).
     pub clarify: tools::clarify::ClarifyMode,
+    /// Answers for the run's clarifications (`--answers`), one set per
+    /// clarification, in question order.
+    pub answers: Vec<Vec<String>>,
+    /// How the run was asked, as the composition root understood it: the
+    /// run's first record, read back by `dra resume`.
+    pub inputs: serde_json::Value,
+    /// Set when this continues an earlier run (`dra resume`).
+    pub resume: Option<Resume>,
+    /// The run directory's lock, held until the run's files are synced.
+    pub lock: Option<RunLock>,
+}
+
+/// What a resumed run brings from its earlier invocations.
+pub struct Resume {
+    pub replay: Arc<replay::Replay>,
+    /// The last `seq` in events.jsonl.
+    pub last_seq: u64,
+    /// What was cut off torn files.
+    pub recovered: Vec<String>,
 }
 
 /// How a run ended.
@@ -85,16 +106,21 @@ pub struct Engine;
 
 impl Engine {
     /// Starts the engine task. It waits for one `Ask`, runs it, and ends.
-    pub fn spawn(config: EngineConfig) -> std::io::Result<EngineHandle> {
-        let (recorder, events, recorder_join) = Recorder::spawn(&config.run_dir, &config.header)?;
+    pub fn spawn(mut config: EngineConfig) -> std::io::Result<EngineHandle> {
+        let (recorder, events, recorder_join) = match config.resume {
+            Some(_) => Recorder::append(&config.run_dir, &config.header.run_id)?,
+            None => Recorder::spawn(&config.run_dir, &config.header)?,
+        };
         let closer = recorder.closer();
         let (ops_tx, ops_rx) = mpsc::channel(16);
+        let lock = config.lock.take();
         let join = tokio::spawn(async move {
             let summary = orchestrator::engine_task(config, recorder, ops_rx).await;
             // Every recorder handle is gone now: the writer drains and syncs.
             recorder_join
                 .await
                 .map_err(|e| std::io::Error::other(e.to_string()))??;
+            drop(lock);
             Ok(summary)
         });
         Ok(EngineHandle {

@@ -42,6 +42,22 @@ pub(super) async fn engine_task(
         Some(Err(e)) => (Lessons::default(), Some(e.to_string())),
         None => (Lessons::default(), None),
     };
+    let mut emitter = Emitter::new(config.run_dir.run_id.clone(), recorder);
+    let replay = config.resume.as_ref().map(|r| r.replay.clone());
+    if let Some(r) = &config.resume {
+        emitter = emitter.resumed(r.last_seq, r.replay.clone());
+    }
+    // Searches and fetches are recorded, and on resume answered from records.
+    let search: Arc<dyn crate::ports::SearchBackend> = Arc::new(super::replay::RecordedSearch {
+        inner: config.search.clone(),
+        replay: replay.clone(),
+        emitter: emitter.clone(),
+    });
+    let fetcher: Arc<dyn crate::ports::Fetcher> = Arc::new(super::replay::RecordedFetch {
+        inner: config.fetcher.clone(),
+        replay: replay.clone(),
+        emitter: emitter.clone(),
+    });
     let ctx = Arc::new(RunCtx::new(RunCtxInit {
         run_id: config.run_dir.run_id.clone(),
         run_dir: config.run_dir.clone(),
@@ -49,10 +65,10 @@ pub(super) async fn engine_task(
         anchors,
         mode: config.mode,
         tier: config.tier,
-        emitter: Emitter::new(config.run_dir.run_id.clone(), recorder),
+        emitter,
         models: config.models.clone(),
-        search: config.search.clone(),
-        fetcher: config.fetcher.clone(),
+        search,
+        fetcher,
         budget: Budget::new(config.limits),
         max_parallel: config.max_parallel,
         search_max_results: config.search_max_results,
@@ -61,7 +77,19 @@ pub(super) async fn engine_task(
         domain_prompt: config.domain_prompt.clone(),
         lessons,
         clarify: config.clarify,
+        spotlight: replay
+            .as_ref()
+            .and_then(|r| r.start().map(|s| s.spotlight.clone())),
+        replay: replay.clone(),
+        answers: config.answers.clone(),
     }));
+    if config.resume.is_none() {
+        ctx.emitter.record(crate::store::Record::Start {
+            inputs: config.inputs.clone(),
+            spotlight: ctx.spotlight.clone(),
+            today: ctx.today.clone(),
+        });
+    }
     let memory_readable = memory_problem.is_none();
     // Ops keep flowing while the run works: Interrupt cancels it.
     let _listener = {
@@ -225,13 +253,13 @@ fn looks_like_report(text: &str, sources: usize) -> bool {
     text.len() >= 300 && cited >= 2
 }
 
-async fn run_one(
-    ctx: &Arc<RunCtx>,
-    config: &EngineConfig,
+/// The first events of a fresh run (a resumed one has `run_resumed`).
+fn emit_run_start(
+    ctx: &RunCtx,
+    run_dir: &crate::store::RunDir,
     request: &AskRequest,
     memory_problem: Option<&str>,
-) -> RunSummary {
-    let run_dir = &config.run_dir;
+) {
     ctx.emitter.emit(
         MAIN_AGENT,
         EventBody::RunStart {
@@ -252,6 +280,28 @@ async fn run_one(
             format!("{problem}; running without memory"),
         );
     }
+}
+
+async fn run_one(
+    ctx: &Arc<RunCtx>,
+    config: &EngineConfig,
+    request: &AskRequest,
+    memory_problem: Option<&str>,
+) -> RunSummary {
+    let run_dir = &config.run_dir;
+    if let Some(r) = &config.resume {
+        ctx.emitter.emit(
+            MAIN_AGENT,
+            EventBody::RunResumed {
+                after_seq: r.last_seq,
+                recorded_model_calls: r.replay.recorded_model_calls(),
+                recorded_tool_results: r.replay.recorded_tool_results(),
+                recovered: r.recovered.clone(),
+            },
+        );
+    } else {
+        emit_run_start(ctx, run_dir, request, memory_problem);
+    }
     // A question that names nothing is not researched: whatever a search
     // returned for it would be cited as if it answered it. When the lead may
     // ask, it asks instead (the offline model does for such questions).
@@ -259,7 +309,7 @@ async fn run_one(
         ClarifyMode::Never => crate::question::unresearchable(&request.question),
         ClarifyMode::Stop | ClarifyMode::Wait => None,
     };
-    if unclear.is_none() && ctx.mode == RunMode::Offline {
+    if unclear.is_none() && ctx.mode == RunMode::Offline && config.resume.is_none() {
         ctx.emitter.warning(
             MAIN_AGENT,
             crate::protocol::WarningCode::Offline,
@@ -295,6 +345,10 @@ async fn run_one(
             .await,
         ),
     };
+    // Whatever was replayed, what follows is this invocation's own work.
+    if let Some(replay) = &ctx.replay {
+        replay.go_live(MAIN_AGENT);
+    }
 
     let findings = ctx.all_findings();
     // The merged evidence: written to evidence.json, and the basis of any salvaged report.

@@ -47,7 +47,7 @@ pub const SHORT_VALUE_WORDS: usize = 8;
 /// script's letters kept, dots kept only inside numbers.
 pub fn normalize_value(value: &str) -> String {
     static TITLES: LazyLock<Regex> =
-        LazyLock::new(|| crate::re(r"\b(?:ms|mr|mrs|dr|prof|shri|smt)\.?\s+"));
+        LazyLock::new(|| crate::re(r"\b(?:ms|mr|mrs|dr|prof|shri|smt)\.?(?:\s+|$)"));
     static THOUSANDS: LazyLock<Regex> = LazyLock::new(|| crate::re(r"(\d),(\d{3})"));
     static UNIT: LazyLock<Regex> =
         LazyLock::new(|| crate::re(&format!(r"(\d)\s+({})(?:\s|$)", GLUED_UNITS.join("|"))));

@@ -53,6 +53,21 @@ pub enum EventBody {
     ClarificationAnswered {
         answers: Vec<ClarificationAnswer>,
     },
+    /// `dra resume` continued this run: the events after it come from the
+    /// new invocation (additive). Steps already recorded are replayed, not
+    /// repeated; work that was in flight runs again and its events appear
+    /// again after this one.
+    RunResumed {
+        /// The last `seq` of the earlier invocations.
+        after_seq: u64,
+        /// Recorded model calls available for replay.
+        recorded_model_calls: u64,
+        /// Recorded tool results available for replay.
+        recorded_tool_results: u64,
+        /// What was cut off a torn events.jsonl or records.jsonl, if anything.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        recovered: Vec<String>,
+    },
     SearchQuery {
         id: String,
         query: String,
@@ -313,6 +328,9 @@ pub enum WarningCode {
     UnsupportedClaims,
     /// Report sentences echoing instructions or quarantined pages were removed.
     EchoedInstructions,
+    /// A resumed run asked a model something other than what was recorded
+    /// at that step; from there on that agent's calls are made again.
+    ReplayDiverged,
     #[serde(other)]
     Other,
 }
@@ -405,6 +423,7 @@ impl EventBody {
             EventBody::Plan { .. } => "plan",
             EventBody::Clarification { .. } => "clarification",
             EventBody::ClarificationAnswered { .. } => "clarification_answered",
+            EventBody::RunResumed { .. } => "run_resumed",
             EventBody::SearchQuery { .. } => "search_query",
             EventBody::SearchResults { .. } => "search_results",
             EventBody::Source { .. } => "source",
@@ -445,6 +464,7 @@ pub fn required_keys(type_name: &str) -> Option<&'static [&'static str]> {
         "plan" => &["todos"],
         "clarification" => &["questions"],
         "clarification_answered" => &["answers"],
+        "run_resumed" => &["after_seq", "recorded_model_calls", "recorded_tool_results"],
         "search_query" => &["id", "query", "source"],
         "search_results" => &["id", "query", "ok", "count", "results"],
         "source" => &["title", "url", "domain"],

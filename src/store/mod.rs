@@ -3,10 +3,11 @@
 //! sources.json and evidence.json; and the long-term memory of lessons.
 
 mod atomic;
+pub mod checkpoint;
 pub mod memory;
 mod recorder;
 mod run_dir;
 
 pub use atomic::write_atomic;
-pub use recorder::{Record, Recorder, RecorderCloser, RecorderHandle, sanitized};
+pub use recorder::{Record, Recorder, RecorderCloser, RecorderHandle, Spawned, sanitized};
 pub use run_dir::{RunDir, RunHeader, new_run_id, page_text_file, page_text_name};

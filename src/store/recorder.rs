@@ -9,16 +9,43 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::document::sanitize_text;
+use crate::document::{RawDocument, sanitize_text};
+use crate::ports::{SearchHit, WebError};
 use crate::protocol::{Event, EventBody, MAIN_AGENT, Status, StatusReason, StatusState};
 
 use super::{RunDir, RunHeader};
 
-/// A completed model call or tool result, recorded so a later `dra resume`
-/// can replay it instead of paying for it twice.
+/// A completed step, recorded so a later `dra resume` can replay it instead
+/// of paying for it twice: model calls, tool results, the search and fetch
+/// answers tools read, and the user's answers to clarifying questions.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Record {
+    /// The first record: what resume needs to set the run up again (the
+    /// inputs as the composition root understood them, the spotlight
+    /// marker the prompts carry, the run's date).
+    Start {
+        inputs: Value,
+        spotlight: String,
+        today: String,
+    },
+    /// A search backend's answer, in the order asked.
+    Search {
+        query: String,
+        max_results: usize,
+        result: Result<Vec<SearchHit>, WebError>,
+    },
+    /// A fetcher's answer, in the order asked.
+    Fetch {
+        url: String,
+        result: Result<RawDocument, WebError>,
+    },
+    /// The user's answers to a clarification, paired with its questions.
+    ClarificationAnswers {
+        agent: String,
+        questions: Vec<String>,
+        answers: Vec<String>,
+    },
     ModelCall {
         agent: String,
         /// Position of this call among the agent's model calls.
@@ -127,25 +154,49 @@ pub fn sanitized(ev: Event) -> Event {
 
 pub struct Recorder;
 
+/// The writer's handle, its event stream and its task.
+pub type Spawned = (
+    RecorderHandle,
+    mpsc::UnboundedReceiver<Event>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+);
+
 impl Recorder {
     /// Writes the header, then spawns the writer task. Events come out of the
     /// returned receiver after they are on disk.
-    pub fn spawn(
-        run_dir: &RunDir,
-        header: &RunHeader,
-    ) -> std::io::Result<(
-        RecorderHandle,
-        mpsc::UnboundedReceiver<Event>,
-        tokio::task::JoinHandle<std::io::Result<()>>,
-    )> {
+    pub fn spawn(run_dir: &RunDir, header: &RunHeader) -> std::io::Result<Spawned> {
         let mut events = BufWriter::new(File::create(run_dir.events_path())?);
         serde_json::to_writer(&mut events, header)?;
         events.write_all(b"\n")?;
         events.flush()?;
-        let mut records = BufWriter::new(File::create(run_dir.records_path())?);
+        let records = BufWriter::new(File::create(run_dir.records_path())?);
+        Ok(Self::writer(events, records, header.run_id.clone()))
+    }
+
+    /// Continues a run's files (`dra resume`): both are appended to, never
+    /// rewritten; their torn tails were cut off before (see `checkpoint`).
+    pub fn append(run_dir: &RunDir, run_id: &str) -> std::io::Result<Spawned> {
+        let open = |p: std::path::PathBuf| {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p)
+                .map(BufWriter::new)
+        };
+        Ok(Self::writer(
+            open(run_dir.events_path())?,
+            open(run_dir.records_path())?,
+            run_id.to_string(),
+        ))
+    }
+
+    fn writer(
+        mut events: BufWriter<File>,
+        mut records: BufWriter<File>,
+        run_id: String,
+    ) -> Spawned {
         let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
         let (out_tx, out_rx) = mpsc::unbounded_channel::<Event>();
-        let run_id = header.run_id.clone();
         let join = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
             let mut last_seq = 0;
             let mut terminal = false;
@@ -198,7 +249,7 @@ impl Recorder {
             records.get_ref().sync_all()?;
             Ok(())
         });
-        Ok((RecorderHandle { tx }, out_rx, join))
+        (RecorderHandle { tx }, out_rx, join)
     }
 }
 

@@ -61,6 +61,14 @@ impl RunDir {
         })
     }
 
+    /// An existing run directory (`dra resume`).
+    pub fn open(path: &Path, run_id: &str) -> RunDir {
+        RunDir {
+            path: path.to_path_buf(),
+            run_id: run_id.to_string(),
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -10,6 +10,7 @@ mod lookalikes;
 mod online;
 mod planner;
 mod redteam;
+mod resume;
 mod robust_cli;
 mod runs;
 mod scripted_offline;

@@ -49,6 +49,9 @@ pub(super) struct Session {
     script: Script,
     count: Arc<AtomicUsize>,
     requests: Arc<Mutex<Vec<(HeaderMap, Value)>>>,
+    /// The request number (1-based) that hangs, so a test can kill the
+    /// client during it; 0 for none.
+    pub(super) hang_at: Arc<AtomicUsize>,
 }
 
 /// Who sent a request: the lead, a sub-researcher (and its aspect) or the extractor.
@@ -99,7 +102,7 @@ pub(super) fn who(body: &Value) -> Who {
 }
 
 /// The calls (or final text) this participant makes at this turn.
-fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
+pub(super) fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
     match who(body) {
@@ -156,6 +159,9 @@ async fn chat(State(s): State<Session>, headers: HeaderMap, body: axum::Json<Val
         .unwrap()
         .push((headers.clone(), body.0.clone()));
     let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+    if n == s.hang_at.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    }
     if s.fault == Fault::Slow {
         tokio::time::sleep(Duration::from_millis(150)).await;
     }
@@ -278,6 +284,7 @@ pub(super) fn start_with(fault: Fault, script: Script) -> Server {
         script,
         count: Arc::default(),
         requests: Arc::default(),
+        hang_at: Arc::default(),
     };
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

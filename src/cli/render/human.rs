@@ -351,6 +351,13 @@ impl Human {
                     self.line(&format!("  {} \u{2192} {}", a.question, a.answer));
                 }
             }
+            EventBody::RunResumed {
+                after_seq,
+                recorded_model_calls,
+                ..
+            } => self.line(&format!(
+                "resumed after event {after_seq}: {recorded_model_calls} recorded model call(s) to replay"
+            )),
             EventBody::McpCall { .. }
             | EventBody::McpResult { .. }
             | EventBody::Skill { .. }

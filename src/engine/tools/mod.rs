@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use clarify::{RequestClarification, questions_in_prose};
+pub use clarify::{RequestClarification, answers_message, questions_in_prose};
 pub use fetch::{FetchUrl, ReadSource, VIEW_CHARS};
 pub use review::ReviewEvidence;
 pub use search::WebSearch;

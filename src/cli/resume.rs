@@ -1,0 +1,112 @@
+//! `dra resume RUN`: continues an interrupted, crashed or paused run from
+//! its own records (see `engine::replay`), answering its clarifying
+//! questions headlessly with `--answer`/`--answers FILE`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{CliError, CliResult, Exit, GlobalArgs};
+use crate::app::{self, ResumeOutcome};
+use crate::config::{Settings, settings};
+use crate::store::checkpoint;
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The run: its id, a unique prefix of it, its directory name or path.
+    #[arg(required_unless_present = "last", conflicts_with = "last")]
+    pub run: Option<String>,
+    /// Resume the most recent run.
+    #[arg(long)]
+    pub last: bool,
+    /// An answer to the run's clarifying questions (repeat once per question, in order; "" for no preference).
+    #[arg(long, value_name = "TEXT", conflicts_with = "answers")]
+    pub answer: Vec<String>,
+    /// The answers in a file: a JSON list of strings, or one per line.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+    /// Raise the dollar ceiling (the run's spending so far counts) [env: DRA_MAX_USD].
+    #[arg(long, value_name = "USD")]
+    pub max_usd: Option<String>,
+    /// Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE].
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// Raise the tool-call ceiling (calls so far count) [env: DRA_MAX_TOOL_CALLS].
+    #[arg(long, value_name = "N")]
+    pub max_tool_calls: Option<String>,
+    /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
+    #[arg(long, value_name = "N")]
+    pub max_parallel: Option<String>,
+}
+
+fn flags(args: &ResumeArgs) -> BTreeMap<&'static str, String> {
+    let mut f = BTreeMap::new();
+    let mut put = |k: &'static str, v: &Option<String>| {
+        if let Some(v) = v {
+            f.insert(k, v.clone());
+        }
+    };
+    put(settings::MAX_USD, &args.max_usd);
+    put(settings::DEADLINE, &args.deadline);
+    put(settings::MAX_TOOL_CALLS, &args.max_tool_calls);
+    put(settings::MAX_PARALLEL, &args.max_parallel);
+    f
+}
+
+/// Reads `--answers FILE`.
+pub fn read_answers(path: &Path) -> Result<Vec<String>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::Usage(anyhow::anyhow!(
+            "cannot read --answers {}: {e}",
+            path.display()
+        ))
+    })?;
+    checkpoint::parse_answers(&text)
+        .map_err(|e| CliError::Usage(anyhow::anyhow!("--answers {}: {e}", path.display())))
+}
+
+pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
+    let config = super::resolve_config(g, flags(args))?;
+    for w in &config.warnings {
+        errln!("warning: {w}");
+    }
+    let settings = Settings::from_config(&config);
+    let dir = checkpoint::find_run(
+        &settings.runs_dir,
+        if args.last { None } else { args.run.as_deref() },
+    )
+    .map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
+    let answers = match &args.answers {
+        Some(path) => read_answers(path)?,
+        None => args.answer.clone(),
+    };
+    let outcome = app::prepare_resume(&settings, config.redacted(), &dir, answers)
+        .map_err(super::ask::setup_error)?;
+    let prepared = match outcome {
+        ResumeOutcome::Finished {
+            run_id,
+            reason,
+            report,
+        } => {
+            let reason = serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            if !g.json {
+                errln!("dra: run {run_id} has already finished ({reason}); nothing to resume");
+                if let Some(r) = report {
+                    super::print_stdout(format!("{}\n", r.display()).as_bytes());
+                }
+            }
+            return Ok(Exit::Ok);
+        }
+        ResumeOutcome::Ready(p) => *p,
+    };
+    super::ask::print_notes(g, &prepared.notes);
+    if !g.quiet && !g.json {
+        errln!("dra: resuming {}", dir.display());
+    }
+    let runtime = super::ask::runtime()?;
+    runtime.block_on(super::ask::drive(g, prepared.engine, prepared.request))
+}

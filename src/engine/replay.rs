@@ -1,0 +1,364 @@
+//! Replay for `dra resume`: a resumed run executes again from the start,
+//! but every step the earlier invocations completed is answered from the
+//! run's own records instead of being paid for twice.
+//!
+//! - a model call is replayed when a record has the same agent, the same
+//!   call index and the same request digest (so a changed prompt is never
+//!   answered from a stale record);
+//! - searches and fetches are answered from their recorded results, in the
+//!   order asked, so tools rebuild the same pages and evidence;
+//! - answers to clarifying questions given earlier are given again.
+//!
+//! An agent that has records is *replaying* until it asks for something
+//! not recorded (a miss); its events are then not emitted again (they are
+//! in events.jsonl already). What was in flight when the run stopped has
+//! no record: it runs again, live, and its events appear again.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::context::Emitter;
+use super::model::ChatResponse;
+use crate::document::RawDocument;
+use crate::ports::{Fetcher, SearchBackend, SearchHit, WebError};
+use crate::store::Record;
+
+type SearchResult = Result<Vec<SearchHit>, WebError>;
+type FetchResult = Result<RawDocument, WebError>;
+/// Agent, questions, answers.
+type RecordedAnswers = (String, Vec<String>, Vec<String>);
+
+/// What a run's records hold, ready to answer a resumed run.
+#[derive(Default)]
+pub struct Replay {
+    model_calls: HashMap<(String, u64), (String, ChatResponse)>,
+    /// Per agent and call id, in the order recorded (ids repeat across turns).
+    tool_results: Mutex<HashMap<(String, String), VecDeque<String>>>,
+    tool_result_count: u64,
+    searches: Mutex<HashMap<(String, usize), VecDeque<SearchResult>>>,
+    fetches: Mutex<HashMap<String, VecDeque<FetchResult>>>,
+    answers: Mutex<VecDeque<RecordedAnswers>>,
+    /// Agents with at least one record.
+    recorded_agents: HashSet<String>,
+    /// Agents that asked for something not recorded: live from then on.
+    live: Mutex<HashSet<String>>,
+    replayed_calls: AtomicU64,
+    start: Option<StartRecord>,
+    unreadable: usize,
+}
+
+/// The run's first record.
+#[derive(Debug, Clone)]
+pub struct StartRecord {
+    pub inputs: Value,
+    pub spotlight: String,
+    pub today: String,
+}
+
+/// What a replayed model call says about the request.
+pub enum ModelLookup {
+    Hit(Box<ChatResponse>),
+    Miss,
+    /// A record exists at this position but for another request.
+    Diverged,
+}
+
+impl Replay {
+    /// Reads records (as JSON lines); lines that are no record are counted
+    /// and skipped.
+    pub fn from_lines(lines: &[Value]) -> Replay {
+        let mut r = Replay::default();
+        let mut remaining: HashSet<String> = HashSet::new();
+        for line in lines {
+            let Ok(rec) = serde_json::from_value::<Record>(line.clone()) else {
+                r.unreadable += 1;
+                continue;
+            };
+            match rec {
+                Record::Start {
+                    inputs,
+                    spotlight,
+                    today,
+                } => {
+                    r.start.get_or_insert(StartRecord {
+                        inputs,
+                        spotlight,
+                        today,
+                    });
+                }
+                Record::ModelCall {
+                    agent,
+                    index,
+                    request_digest,
+                    response,
+                    ..
+                } => {
+                    let Ok(resp) = serde_json::from_value::<ChatResponse>(response) else {
+                        r.unreadable += 1;
+                        continue;
+                    };
+                    remaining.insert(agent.clone());
+                    r.model_calls.insert((agent, index), (request_digest, resp));
+                }
+                Record::ToolResult {
+                    agent,
+                    call_id,
+                    result,
+                    ..
+                } => {
+                    remaining.insert(agent.clone());
+                    r.tool_result_count += 1;
+                    r.tool_results
+                        .get_mut()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .entry((agent, call_id))
+                        .or_default()
+                        .push_back(result);
+                }
+                Record::Search {
+                    query,
+                    max_results,
+                    result,
+                } => r
+                    .searches
+                    .get_mut()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry((query, max_results))
+                    .or_default()
+                    .push_back(result),
+                Record::Fetch { url, result } => r
+                    .fetches
+                    .get_mut()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(url)
+                    .or_default()
+                    .push_back(result),
+                Record::ClarificationAnswers {
+                    agent,
+                    questions,
+                    answers,
+                } => {
+                    remaining.insert(agent.clone());
+                    r.answers
+                        .get_mut()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push_back((agent, questions, answers));
+                }
+            }
+        }
+        r.recorded_agents = remaining;
+        r
+    }
+
+    pub fn start(&self) -> Option<&StartRecord> {
+        self.start.as_ref()
+    }
+
+    /// Record lines that could not be read (from another version, say).
+    pub fn unreadable(&self) -> usize {
+        self.unreadable
+    }
+
+    pub fn recorded_model_calls(&self) -> u64 {
+        self.model_calls.len() as u64
+    }
+
+    pub fn recorded_tool_results(&self) -> u64 {
+        self.tool_result_count
+    }
+
+    /// Model calls answered from records so far.
+    pub fn replayed_calls(&self) -> u64 {
+        self.replayed_calls.load(Ordering::SeqCst)
+    }
+
+    /// Whether this agent's events are already in events.jsonl.
+    pub fn is_replaying(&self, agent: &str) -> bool {
+        self.recorded_agents.contains(agent) && !lock(&self.live).contains(agent)
+    }
+
+    /// The recorded response to this agent's `index`th call, if the request
+    /// is the one recorded. A miss makes the agent live.
+    pub fn model_call(&self, agent: &str, index: u64, digest: &str) -> ModelLookup {
+        if !lock(&self.live).contains(agent) {
+            match self.model_calls.get(&(agent.to_string(), index)) {
+                Some((d, resp)) if d == digest => {
+                    self.replayed_calls.fetch_add(1, Ordering::SeqCst);
+                    return ModelLookup::Hit(Box::new(resp.clone()));
+                }
+                Some(_) => {
+                    self.go_live(agent);
+                    return ModelLookup::Diverged;
+                }
+                None => {}
+            }
+        }
+        self.go_live(agent);
+        ModelLookup::Miss
+    }
+
+    /// The recorded result of a tool call, if any (the agent is replaying).
+    pub fn tool_result(&self, agent: &str, call_id: &str) -> Option<String> {
+        if lock(&self.live).contains(agent) {
+            return None;
+        }
+        lock(&self.tool_results)
+            .get_mut(&(agent.to_string(), call_id.to_string()))
+            .and_then(VecDeque::pop_front)
+    }
+
+    /// Answers given earlier to these questions, if any.
+    pub fn answers(&self, agent: &str, questions: &[String]) -> Option<Vec<String>> {
+        let mut a = lock(&self.answers);
+        let pos = a
+            .iter()
+            .position(|(ag, q, _)| ag == agent && q.as_slice() == questions)?;
+        a.remove(pos).map(|(_, _, answers)| answers)
+    }
+
+    /// From now on this agent works live (a miss, a divergence, or the
+    /// end of its replayed work).
+    pub fn go_live(&self, agent: &str) {
+        lock(&self.live).insert(agent.to_string());
+    }
+
+    fn search(&self, query: &str, max_results: usize) -> Option<SearchResult> {
+        lock(&self.searches)
+            .get_mut(&(query.to_string(), max_results))
+            .and_then(VecDeque::pop_front)
+    }
+
+    fn fetch(&self, url: &str) -> Option<FetchResult> {
+        lock(&self.fetches)
+            .get_mut(url)
+            .and_then(VecDeque::pop_front)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A search backend whose answers are recorded, and on resume replayed.
+pub struct RecordedSearch {
+    pub inner: Arc<dyn SearchBackend>,
+    pub replay: Option<Arc<Replay>>,
+    pub emitter: Emitter,
+}
+
+#[async_trait]
+impl SearchBackend for RecordedSearch {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    async fn search(&self, query: &str, max_results: usize) -> SearchResult {
+        if let Some(r) = self
+            .replay
+            .as_ref()
+            .and_then(|r| r.search(query, max_results))
+        {
+            return r;
+        }
+        let result = self.inner.search(query, max_results).await;
+        self.emitter.record(Record::Search {
+            query: query.to_string(),
+            max_results,
+            result: result.clone(),
+        });
+        result
+    }
+}
+
+/// A fetcher whose answers are recorded, and on resume replayed.
+pub struct RecordedFetch {
+    pub inner: Arc<dyn Fetcher>,
+    pub replay: Option<Arc<Replay>>,
+    pub emitter: Emitter,
+}
+
+#[async_trait]
+impl Fetcher for RecordedFetch {
+    async fn fetch(&self, url: &str) -> FetchResult {
+        if let Some(r) = self.replay.as_ref().and_then(|r| r.fetch(url)) {
+            return r;
+        }
+        let result = self.inner.fetch(url).await;
+        self.emitter.record(Record::Fetch {
+            url: url.to_string(),
+            result: result.clone(),
+        });
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(agent: &str, index: u64, digest: &str) -> Value {
+        json!({"kind": "model_call", "agent": agent, "index": index, "request_digest": digest,
+               "model": "m", "response": {"content": format!("{agent}{index}"), "usage": {"input_tokens": 1, "output_tokens": 2}, "model": "m"}})
+    }
+
+    #[test]
+    fn replays_by_agent_index_and_digest_then_goes_live() {
+        let r = Replay::from_lines(&[
+            call("main", 0, "d0"),
+            call("main", 1, "d1"),
+            json!({"kind": "tool_result", "agent": "main", "call_id": "c1", "tool": "t", "args": {}, "ok": true, "result": "R"}),
+            json!({"kind": "tool_result", "agent": "main", "call_id": "c1", "tool": "t", "args": {}, "ok": true, "result": "R2"}),
+            json!({"kind": "nonsense"}),
+        ]);
+        assert_eq!(r.unreadable(), 1);
+        assert!(r.is_replaying("main"));
+        assert!(!r.is_replaying("sub-1"));
+        assert!(
+            matches!(r.model_call("main", 0, "d0"), ModelLookup::Hit(resp) if resp.content == "main0")
+        );
+        assert_eq!(r.tool_result("main", "c1").as_deref(), Some("R"));
+        assert!(matches!(
+            r.model_call("main", 1, "other"),
+            ModelLookup::Diverged
+        ));
+        assert!(!r.is_replaying("main"), "a diverged agent is live");
+        assert!(matches!(r.model_call("main", 1, "d1"), ModelLookup::Miss));
+        assert_eq!(r.tool_result("main", "c1"), None);
+        assert_eq!(r.recorded_tool_results(), 2);
+        assert_eq!(r.replayed_calls(), 1);
+    }
+
+    #[test]
+    fn replaying_ends_at_the_first_miss() {
+        let r = Replay::from_lines(&[call("sub-1", 0, "a")]);
+        assert!(r.is_replaying("sub-1"));
+        assert!(matches!(r.model_call("sub-1", 0, "a"), ModelLookup::Hit(_)));
+        assert!(r.is_replaying("sub-1"), "records used up, but no miss yet");
+        assert!(matches!(r.model_call("sub-1", 1, "b"), ModelLookup::Miss));
+        assert!(!r.is_replaying("sub-1"));
+    }
+
+    #[test]
+    fn searches_fetches_and_answers_come_back_in_order() {
+        let r = Replay::from_lines(&[
+            json!({"kind": "search", "query": "q", "max_results": 5, "result": {"Ok": []}}),
+            json!({"kind": "search", "query": "q", "max_results": 5, "result": {"Err": {"Failed": "down"}}}),
+            json!({"kind": "clarification_answers", "agent": "main", "questions": ["Which?"], "answers": ["That"]}),
+        ]);
+        assert!(matches!(r.search("q", 5), Some(Ok(v)) if v.is_empty()));
+        assert!(matches!(r.search("q", 5), Some(Err(_))));
+        assert!(r.search("q", 5).is_none());
+        assert!(r.fetch("https://x").is_none());
+        assert_eq!(r.answers("main", &["Other?".into()]), None);
+        assert_eq!(
+            r.answers("main", &["Which?".into()]),
+            Some(vec!["That".to_string()])
+        );
+    }
+}

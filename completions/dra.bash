@@ -97,7 +97,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__ask)
-            opts="-q -v -h --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --no-memory --require-tool-call --max-parallel --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --no-memory --require-tool-call --max-parallel --mcp --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -152,6 +152,10 @@ _dra() {
                     return 0
                     ;;
                 --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mcp)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -68,6 +68,10 @@ pub struct AskArgs {
     /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<String>,
+    /// An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS`
+    /// (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers.
+    #[arg(long = "mcp", value_name = "[LABEL=]URL|COMMAND")]
+    pub mcp: Vec<String>,
 }
 
 fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
@@ -100,7 +104,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             "the question is empty: dra ask \"<your question>\""
         )));
     }
-    let config = super::resolve_config(g, flags(args))?;
+    let config = super::resolve_config_with_mcp(g, flags(args), args.mcp.clone())?;
     for w in &config.warnings {
         errln!("warning: {w}");
     }

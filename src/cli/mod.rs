@@ -231,8 +231,18 @@ pub(crate) fn resolve_config(
     g: &GlobalArgs,
     flags: std::collections::BTreeMap<&'static str, String>,
 ) -> Result<crate::config::Config, CliError> {
+    resolve_config_with_mcp(g, flags, Vec::new())
+}
+
+/// [`resolve_config`] with `--mcp` flags.
+pub(crate) fn resolve_config_with_mcp(
+    g: &GlobalArgs,
+    flags: std::collections::BTreeMap<&'static str, String>,
+    mcp: Vec<String>,
+) -> Result<crate::config::Config, CliError> {
     let mut layers = crate::config::Layers::from_process(g.config.clone());
     layers.flags = flags;
+    layers.mcp = mcp;
     if let Some(d) = &g.runs_dir {
         layers
             .flags

@@ -195,6 +195,8 @@ pub struct RunCtx {
     skipped: Mutex<Vec<(String, String)>>,
     /// The report gate's claim check of the accepted report.
     pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
+    /// The tools of the user's MCP servers, set once they have started.
+    pub mcp_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
 }
 
 pub struct RunCtxInit {
@@ -246,7 +248,13 @@ impl RunCtx {
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),
             claim_tally: Mutex::new(None),
+            mcp_tools: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The MCP tools every agent is offered (none before start-up).
+    pub fn mcp_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
+        self.mcp_tools.get().map(Vec::as_slice).unwrap_or(&[])
     }
 
     pub fn collect_findings(&self, f: Findings) {

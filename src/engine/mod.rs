@@ -51,6 +51,8 @@ pub struct EngineConfig {
     pub require_tool_call: bool,
     /// The long-term memory directory; `None` with `--no-memory`.
     pub memory: Option<PathBuf>,
+    /// The user's MCP servers, connected at run start.
+    pub mcp: crate::mcp::McpSettings,
 }
 
 /// How a run ended.

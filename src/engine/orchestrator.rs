@@ -203,11 +203,12 @@ async fn run_one(ctx: &Arc<RunCtx>, config: &EngineConfig, request: &AskRequest)
             ),
         );
     }
+    super::tools::mcp::start(ctx, &config.mcp).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
         system: prompts::orchestrator_system(&ctx.spotlight, ctx.domain_prompt.as_deref()),
-        tools: ToolRegistry::orchestrator(),
+        tools: ToolRegistry::orchestrator().with(ctx.mcp_tools()),
         nudge: prompts::orchestrator_nudge(),
     };
     let end = run_agent(

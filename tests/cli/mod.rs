@@ -3,6 +3,7 @@ mod claims;
 mod commands;
 mod common;
 mod corpus_loading;
+mod mcp;
 mod online;
 mod planner;
 mod redteam;

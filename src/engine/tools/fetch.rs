@@ -34,7 +34,7 @@ struct ReadArgs {
 }
 
 /// The model's view of an accepted page from `offset`.
-fn view(cx: &AgentCx, page: &Page, number: Option<usize>, offset: usize) -> String {
+pub(super) fn view(cx: &AgentCx, page: &Page, number: Option<usize>, offset: usize) -> String {
     let total = page.text.chars().count();
     let slice: String = page.text.chars().skip(offset).take(VIEW_CHARS).collect();
     let end = offset + slice.chars().count();

@@ -177,7 +177,9 @@ fn install_panic_hook() {
 fn init_tracing(g: &GlobalArgs) {
     use tracing_subscriber::EnvFilter;
     let default = match g.verbose {
-        0 | 1 => "warn",
+        // rmcp logs transport failures that dra reports itself (mcp_error,
+        // `dra doctor`); they show from -vv.
+        0 | 1 => "warn,rmcp=off",
         2 => "debug",
         _ => "trace",
     };

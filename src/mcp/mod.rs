@@ -56,6 +56,11 @@ impl ConnectError {
             (ConnectError::Timeout(_), McpTransport::Stdio { .. }) => {
                 "run the command by hand: it must speak MCP on stdin/stdout".into()
             }
+            (ConnectError::Handshake(m), McpTransport::Http { .. })
+                if m.contains("connect") || m.contains("sending request") =>
+            {
+                "check that the server is running and listening at this URL".into()
+            }
             (_, McpTransport::Http { .. }) => {
                 "a 401 means missing or wrong credentials: set `bearer` on the entry or DRA_MCP_BEARER; a 404 means a wrong path".into()
             }
@@ -130,7 +135,7 @@ async fn connect_inner(
             }
             ().serve(transport)
                 .await
-                .map_err(|e| ConnectError::Handshake(e.to_string()))?
+                .map_err(|e| ConnectError::Handshake(root_cause(&e)))?
         }
         McpTransport::Http { url, bearer } => {
             let mut cfg = StreamableHttpClientTransportConfig::with_uri(url.clone());
@@ -140,7 +145,7 @@ async fn connect_inner(
             let transport = StreamableHttpClientTransport::from_config(cfg);
             ().serve(transport)
                 .await
-                .map_err(|e| ConnectError::Handshake(e.to_string()))?
+                .map_err(|e| ConnectError::Handshake(root_cause(&e)))?
         }
     };
     let tools = service
@@ -148,6 +153,29 @@ async fn connect_inner(
         .await
         .map_err(|e| ConnectError::ListTools(e.to_string()))?;
     Ok((service, tools))
+}
+
+/// The innermost cause of an error: what went wrong, without the layers of
+/// transport type names around it.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let text = cause.to_string();
+    let text = if text.trim().is_empty() {
+        e.to_string()
+    } else {
+        text
+    };
+    without_type_names(&text)
+}
+
+/// Drops `[rmcp::transport::...<...>]` type names from rmcp's messages.
+fn without_type_names(text: &str) -> String {
+    static TYPES: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::re(r"\s*\[[^\]\s]*::[^\]\s]*\]"));
+    TYPES.replace_all(text, "").into_owned()
 }
 
 /// A stdio server's stderr goes to the debug log, never the terminal, and
@@ -174,6 +202,18 @@ pub async fn connect_all(
         (s.clone(), r)
     });
     futures::future::join_all(attempts).await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rmcp_type_names_are_dropped_from_messages() {
+        let m = "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::X<reqwest::Client>>] error: Client error: error sending request for url (http://127.0.0.1:9/mcp)";
+        assert_eq!(
+            super::without_type_names(m),
+            "Send message error Transport error: Client error: error sending request for url (http://127.0.0.1:9/mcp)"
+        );
+    }
 }
 
 /// A failed call, classed for the model.

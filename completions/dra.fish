@@ -59,6 +59,7 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -l deadline -d 'Wall-time c
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l answers -d 'Answers to the run\'s first clarifying questions, for scripted runs: a JSON list of strings or one per line, in question order' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l mcp -d 'An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS` (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -42,6 +42,9 @@ pub enum EvidenceSource {
     Embedded,
     Corpus(PathBuf),
     Web,
+    /// Online with no web search backend: the user's MCP servers are the
+    /// run's only sources.
+    Mcp,
 }
 
 /// What a run is asked to do.
@@ -127,6 +130,9 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         Source::Default => EvidenceSource::Embedded,
     };
     if chosen == EvidenceSource::Web && !settings.search.any_backend() {
+        if *asked == Source::Default && !settings.mcp.servers.is_empty() {
+            return Ok(EvidenceSource::Mcp);
+        }
         return Err(SetupError::Usage(
             "no web search backend is configured: set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, or research local documents with --corpus PATH (`dra doctor` shows what is set)".into(),
         ));
@@ -147,6 +153,37 @@ fn domain_prompt(settings: &Settings) -> Result<Option<String>, SetupError> {
                 path.display()
             ))
         }),
+    }
+}
+
+/// The web of a run whose only sources are MCP servers: search and fetch
+/// explain that, so the model turns to the MCP tools.
+struct NoWeb;
+
+const NO_WEB: &str = "no web search backend is configured in this run: use the MCP tools (named label__tool) instead";
+
+#[async_trait::async_trait]
+impl SearchBackend for NoWeb {
+    fn name(&self) -> &str {
+        "none"
+    }
+
+    async fn search(
+        &self,
+        _query: &str,
+        _max_results: usize,
+    ) -> Result<Vec<crate::ports::SearchHit>, crate::ports::WebError> {
+        Err(crate::ports::WebError::Refused(NO_WEB.into()))
+    }
+}
+
+#[async_trait::async_trait]
+impl Fetcher for NoWeb {
+    async fn fetch(
+        &self,
+        _url: &str,
+    ) -> Result<crate::document::RawDocument, crate::ports::WebError> {
+        Err(crate::ports::WebError::Refused(NO_WEB.into()))
     }
 }
 
@@ -191,6 +228,20 @@ fn backends(
             })?;
             let label = format!("the web (search: {})", search.name());
             Ok((search, Arc::new(fetcher), label))
+        }
+        EvidenceSource::Mcp => {
+            let labels: Vec<&str> = settings
+                .mcp
+                .servers
+                .iter()
+                .map(|s| s.label.as_str())
+                .collect();
+            notes.push(Note::warning(format!(
+                "no web search backend is configured: this run's only sources are the MCP servers {} (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY to add the web)",
+                labels.join(", ")
+            )));
+            let label = format!("the MCP servers {}", labels.join(", "));
+            Ok((Arc::new(NoWeb), Arc::new(NoWeb), label))
         }
         EvidenceSource::Embedded => {
             let corpus = Corpus::embedded().map_err(|e| SetupError::Failure(e.to_string()))?;
@@ -349,6 +400,7 @@ fn prepare_in(
         inputs: recorded,
         resume,
         lock: Some(lock),
+        mcp: settings.mcp.clone(),
     };
     Ok(PreparedRun {
         engine,
@@ -528,5 +580,51 @@ impl RunState {
             }
         }
         st
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, Layers};
+
+    fn settings(env: &[(&str, &str)], mcp: &[&str]) -> Settings {
+        let layers = Layers {
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            mcp: mcp.iter().map(|s| s.to_string()).collect(),
+            ..Layers::default()
+        };
+        Settings::from_config(&Config::resolve(&layers).unwrap())
+    }
+
+    #[test]
+    fn online_without_search_runs_on_mcp_servers_only_when_there_are_some() {
+        let key = [("OPENAI_API_KEY", "sk-test")];
+        let none = settings(&key, &[]);
+        assert!(evidence_source(&none, &Source::Default).is_err());
+        let mcp = settings(&key, &["kb=http://127.0.0.1:9/mcp"]);
+        assert_eq!(
+            evidence_source(&mcp, &Source::Default).unwrap(),
+            EvidenceSource::Mcp
+        );
+        // Asking for the web explicitly still needs a search backend.
+        assert!(evidence_source(&mcp, &Source::Web).is_err());
+        let mut notes = Vec::new();
+        let (_, _, label) = backends(&mcp, &EvidenceSource::Mcp, None, &mut notes).unwrap();
+        assert!(label.contains("kb"));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.level == NoteLevel::Warning && n.text.contains("only sources"))
+        );
+        // Offline runs keep the embedded corpus.
+        let offline = settings(&[], &["kb=http://127.0.0.1:9/mcp"]);
+        assert_eq!(
+            evidence_source(&offline, &Source::Default).unwrap(),
+            EvidenceSource::Embedded
+        );
     }
 }

@@ -7,6 +7,7 @@
 //! - [`report`]: hygiene, citation lint, composing report.md and sources.json.
 //! - [`store`]: the run directory and its writer.
 //! - [`config`]: layered settings with provenance, model tiers.
+//! - [`mcp`]: dra as a client of the user's MCP servers (rmcp); its configuration rules are in `config::mcp`.
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
 //! - [`app`]: the composition root: settings and inputs to a ready engine.
 //! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
@@ -19,6 +20,7 @@ pub mod corpus;
 pub mod document;
 pub mod engine;
 pub mod evidence;
+pub mod mcp;
 pub mod ports;
 pub mod protocol;
 pub mod question;

@@ -41,6 +41,7 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
     let run_dir = RunDir::create(dir, "testrun1").unwrap();
     let web = CorpusWeb::new(Arc::new(Corpus::embedded().unwrap()));
     EngineConfig {
+        mcp: Default::default(),
         run_dir,
         header: RunHeader {
             kind: "run_header".into(),

@@ -89,6 +89,10 @@ pub struct AskArgs {
     /// JSON list of strings or one per line, in question order.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS`
+    /// (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers.
+    #[arg(long = "mcp", value_name = "[LABEL=]URL|COMMAND")]
+    pub mcp: Vec<String>,
 }
 
 fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
@@ -120,7 +124,7 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
 
 pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     let question = read_question(args)?;
-    let config = super::resolve_config(g, flags(args))?;
+    let config = super::resolve_config_with_mcp(g, flags(args), args.mcp.clone())?;
     for w in &config.warnings {
         errln!("warning: {}", super::shown(w));
     }

@@ -160,6 +160,12 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             detail: format!("{configured}; runs search the web (--corpus PATH for local documents)"),
             fix: None,
         },
+        Ok(app::EvidenceSource::Mcp) => Check {
+            name: "evidence",
+            ok: true,
+            detail: format!("{configured}; online runs use the MCP servers below as their only sources (--corpus PATH for local documents)"),
+            fix: None,
+        },
         Ok(_) => Check {
             name: "evidence",
             ok: true,
@@ -173,6 +179,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             fix: Some("set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, pass --corpus PATH, or --offline".into()),
         },
     });
+    mcp_checks(&typed.mcp.servers, checks);
     let runs = c.runs_dir();
     checks.push(match crate::config::dir_is_writable(&runs) {
         Ok(()) => Check {
@@ -220,6 +227,72 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             fix: Some("this build is broken: reinstall dra".into()),
         },
     });
+}
+
+/// Connects to every configured MCP server at once with a short timeout and
+/// reports its tools, or the error with a fix.
+fn mcp_checks(servers: &[crate::mcp::McpServer], checks: &mut Vec<Check>) {
+    if servers.is_empty() {
+        return;
+    }
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            checks.push(Check {
+                name: "mcp",
+                ok: false,
+                detail: format!("cannot start the async runtime: {e}"),
+                fix: None,
+            });
+            return;
+        }
+    };
+    let results = rt.block_on(async {
+        let results = crate::mcp::connect_all(servers, crate::mcp::DOCTOR_TIMEOUT).await;
+        let mut out = Vec::new();
+        for (server, r) in results {
+            out.push(match r {
+                Ok(conn) => {
+                    let names: Vec<String> =
+                        conn.tools.iter().map(|t| t.name.to_string()).collect();
+                    let ms = conn.startup.as_millis();
+                    conn.close().await;
+                    (server, Ok((names, ms)))
+                }
+                Err(e) => {
+                    let fix = e.fix(&server);
+                    (server, Err((e.to_string(), fix)))
+                }
+            });
+        }
+        out
+    });
+    for (server, r) in results {
+        let target = server.target();
+        checks.push(match r {
+            Ok((names, ms)) => Check {
+                name: "mcp server",
+                ok: true,
+                detail: format!(
+                    "{} ({target}, from {}): {} tools in {ms} ms: {}",
+                    server.label,
+                    server.origin,
+                    names.len(),
+                    names.join(", ")
+                ),
+                fix: None,
+            },
+            Err((e, fix)) => Check {
+                name: "mcp server",
+                ok: false,
+                detail: format!("{} ({target}, from {}): {e}", server.label, server.origin),
+                fix: Some(fix),
+            },
+        });
+    }
 }
 
 /// A short authenticated GET of `<base>/models`.

@@ -192,7 +192,9 @@ fn install_panic_hook() {
 fn init_tracing(g: &GlobalArgs) {
     use tracing_subscriber::EnvFilter;
     let default = match g.verbose {
-        0 | 1 => "warn",
+        // rmcp logs transport failures that dra reports itself (mcp_error,
+        // `dra doctor`); they show from -vv.
+        0 | 1 => "warn,rmcp=off",
         2 => "debug",
         _ => "trace",
     };
@@ -246,8 +248,18 @@ pub(crate) fn resolve_config(
     g: &GlobalArgs,
     flags: std::collections::BTreeMap<&'static str, String>,
 ) -> Result<crate::config::Config, CliError> {
+    resolve_config_with_mcp(g, flags, Vec::new())
+}
+
+/// [`resolve_config`] with `--mcp` flags.
+pub(crate) fn resolve_config_with_mcp(
+    g: &GlobalArgs,
+    flags: std::collections::BTreeMap<&'static str, String>,
+    mcp: Vec<String>,
+) -> Result<crate::config::Config, CliError> {
     let mut layers = crate::config::Layers::from_process(g.config.clone());
     layers.flags = flags;
+    layers.mcp = mcp;
     if let Some(d) = &g.runs_dir {
         layers
             .flags

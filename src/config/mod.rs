@@ -2,6 +2,7 @@
 //! the working directory > config file > defaults. Every value remembers
 //! where it came from, so `dra doctor` can say.
 
+pub mod mcp;
 mod secret;
 pub mod settings;
 pub mod tiers;
@@ -68,7 +69,7 @@ impl Value {
             Value::Float(x) => x.to_string(),
             Value::Seconds(d) => format!("{}s", d.as_secs_f64()),
             Value::List(v) => v.join(","),
-            Value::Json(j) => j.to_string(),
+            Value::Json(j) => mcp::redact_json(j).to_string(),
         }
     }
 }
@@ -105,6 +106,8 @@ pub enum ConfigError {
     },
     #[error("cannot read {path}: {message}")]
     DotEnv { path: PathBuf, message: String },
+    #[error("{0}")]
+    Mcp(#[from] mcp::McpConfigError),
 }
 
 /// The raw inputs of resolution, separated so tests need no process state.
@@ -119,6 +122,8 @@ pub struct Layers {
     /// The config file; `explicit` means it must exist (`--config`).
     pub file: Option<PathBuf>,
     pub file_explicit: bool,
+    /// `--mcp` flags, as given.
+    pub mcp: Vec<String>,
 }
 
 impl Layers {
@@ -133,6 +138,7 @@ impl Layers {
             dotenv: Some(PathBuf::from(".env")),
             file,
             file_explicit: explicit,
+            mcp: Vec::new(),
         }
     }
 }
@@ -155,12 +161,15 @@ pub struct Config {
     pub warnings: Vec<String>,
     /// The config file that was read, if any.
     pub file: Option<PathBuf>,
+    /// The MCP servers in force (see [`mcp`] for the order).
+    pub mcp_servers: Vec<mcp::McpServer>,
 }
 
 impl Config {
     pub fn resolve(layers: &Layers) -> Result<Config, ConfigError> {
         let mut warnings = Vec::new();
-        let file_values = read_config_file(layers, &mut warnings)?;
+        let mut mcp_file = Vec::new();
+        let file_values = read_config_file(layers, &mut warnings, &mut mcp_file)?;
         let dotenv_values = read_dotenv(layers)?;
         for key in settings::LEGACY_MODEL_KEYS {
             let upper = key.to_ascii_uppercase();
@@ -224,7 +233,9 @@ impl Config {
             };
             entries.insert(spec.key, Entry { value, origin });
         }
+        let mcp_servers = resolve_mcp(layers, mcp_file, &entries)?;
         Ok(Config {
+            mcp_servers,
             entries,
             warnings,
             file: layers
@@ -369,9 +380,45 @@ fn dotenv_line_of(text: &str, logical: &str, index: usize) -> Option<usize> {
     Some(text[..start + offset].matches('\n').count() + 1)
 }
 
+/// The MCP servers: `--mcp` flags, else the file's `[[mcp]]` tables, else
+/// `DRA_MCP_SERVERS`, else `DRA_MCP_URL`; `DRA_MCP_BEARER` fills gaps.
+fn resolve_mcp(
+    layers: &Layers,
+    file: Vec<mcp::McpServer>,
+    entries: &BTreeMap<&'static str, Entry>,
+) -> Result<Vec<mcp::McpServer>, ConfigError> {
+    let flags = mcp::parse_flags(&layers.mcp)?;
+    let list = match entries.get(settings::MCP_SERVERS) {
+        Some(Entry {
+            value: Value::Json(json),
+            origin,
+        }) => mcp::parse_servers_json(&json.to_string(), &origin.to_string())?,
+        _ => Vec::new(),
+    };
+    let single = match entries.get(settings::MCP_URL) {
+        Some(Entry {
+            value: Value::Text(url),
+            origin,
+        }) => {
+            let label = match entries.get(settings::MCP_LABEL).map(|e| &e.value) {
+                Some(Value::Text(l)) => Some(l.as_str()),
+                _ => None,
+            };
+            vec![mcp::single(url, label, &origin.to_string())?]
+        }
+        _ => Vec::new(),
+    };
+    let bearer = match entries.get(settings::MCP_BEARER).map(|e| &e.value) {
+        Some(Value::Secret(s)) => Some(s),
+        _ => None,
+    };
+    Ok(mcp::resolve([flags, file, list, single], bearer))
+}
+
 fn read_config_file(
     layers: &Layers,
     warnings: &mut Vec<String>,
+    mcp_tables: &mut Vec<mcp::McpServer>,
 ) -> Result<BTreeMap<&'static str, (String, Origin)>, ConfigError> {
     let mut out = BTreeMap::new();
     let Some(path) = layers.file.as_deref() else {
@@ -391,6 +438,11 @@ fn read_config_file(
             message: e.to_string(),
         })?;
     for (key, value) in table {
+        if key == "mcp" {
+            let origin = Origin::File(path.to_path_buf()).to_string();
+            *mcp_tables = mcp::parse_toml_tables(&value, &origin)?;
+            continue;
+        }
         if settings::LEGACY_MODEL_KEYS.contains(&key.as_str()) {
             warnings.push(format!(
                 "{}: `{key}` is a legacy per-model key and is ignored: models are chosen by tier (model_tier, see `dra tiers`)",
@@ -487,24 +539,17 @@ fn parse(
                 .collect(),
         ),
         Kind::McpServers => {
-            let json: Json = serde_json::from_str(raw).map_err(|e| {
-                invalid(&format!(
-                    "a JSON list of {{\"label\", \"url\"}} objects ({e})"
-                ))
-            })?;
-            let ok = json.as_array().is_some_and(|items| {
-                items.iter().all(|i| {
-                    i.get("url")
-                        .and_then(Json::as_str)
-                        .is_some_and(|u| u.starts_with("http://") || u.starts_with("https://"))
-                })
-            });
-            if !ok {
-                return Err(invalid(
-                    "a JSON list of {\"label\", \"url\"} objects with http(s) urls",
-                ));
-            }
-            Value::Json(json)
+            // Checked in full here so a bad entry is named before any run;
+            // the list is not echoed (entries may carry bearers and env).
+            let hidden = |expected: String| ConfigError::Invalid {
+                key: spec.key.to_string(),
+                shown: "(list not shown: it may hold tokens)".into(),
+                origin: origin.clone(),
+                expected,
+            };
+            mcp::parse_servers_json(raw, &origin.to_string())
+                .map_err(|e| hidden(format!("a valid list; {e}")))?;
+            Value::Json(serde_json::from_str(raw).map_err(|e| hidden(e.to_string()))?)
         }
         Kind::Tier => {
             if tiers::find_tier(raw).is_none() {

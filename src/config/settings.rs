@@ -97,6 +97,12 @@ pub const TOOL_PROTOCOL: &str = "DRA_TOOL_PROTOCOL";
 pub const FETCH_ALLOWLIST: &str = "DRA_FETCH_ALLOWLIST";
 pub const FETCH_MAX_BYTES: &str = "DRA_FETCH_MAX_BYTES";
 pub const FETCH_TIMEOUT: &str = "DRA_FETCH_TIMEOUT";
+pub const MCP_URL: &str = "DRA_MCP_URL";
+pub const MCP_LABEL: &str = "DRA_MCP_LABEL";
+pub const MCP_SERVERS: &str = "DRA_MCP_SERVERS";
+pub const MCP_BEARER: &str = "DRA_MCP_BEARER";
+pub const MCP_MAX_CONCURRENCY: &str = "DRA_MCP_MAX_CONCURRENCY";
+pub const MCP_RATE_LIMIT_MAX_WAIT: &str = "DRA_MCP_RATE_LIMIT_MAX_WAIT";
 pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
 pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
 pub const MEMORY: &str = "DRA_MEMORY";
@@ -292,37 +298,37 @@ pub const SETTINGS: &[SettingSpec] = &[
         "Total time allowed for one page fetch (seconds)",
     ),
     s(
-        "DRA_MCP_URL",
+        MCP_URL,
         Kind::Url,
         None,
         "Single MCP server (bare host gets /mcp appended)",
     ),
     s(
-        "DRA_MCP_LABEL",
+        MCP_LABEL,
         Kind::Text,
         None,
         "Friendly name for that server in the report's sources",
     ),
     s(
-        "DRA_MCP_SERVERS",
+        MCP_SERVERS,
         Kind::McpServers,
         None,
-        "JSON list of {label, url} for several MCP servers",
+        "JSON list of {label, url} or {label, command, args, env} MCP servers",
     ),
     s(
-        "DRA_MCP_BEARER",
+        MCP_BEARER,
         Kind::Secret,
         None,
         "Bearer token for MCP servers lacking explicit auth",
     ),
     s(
-        "DRA_MCP_MAX_CONCURRENCY",
+        MCP_MAX_CONCURRENCY,
         Kind::Uint { min: 1 },
         Some("10"),
         "Ceiling on simultaneous MCP calls per run",
     ),
     s(
-        "DRA_MCP_RATE_LIMIT_MAX_WAIT",
+        MCP_RATE_LIMIT_MAX_WAIT,
         Kind::Seconds,
         Some("120"),
         "Per-call 429 backoff budget (seconds)",
@@ -416,12 +422,6 @@ pub const LEGACY_MODEL_KEYS: &[&str] = &[
 /// config stays valid when they land, shown by `dra doctor` as not used yet,
 /// and warned about when a run sees one set.
 pub const NOT_USED_YET: &[&str] = &[
-    "DRA_MCP_URL",
-    "DRA_MCP_LABEL",
-    "DRA_MCP_SERVERS",
-    "DRA_MCP_BEARER",
-    "DRA_MCP_MAX_CONCURRENCY",
-    "DRA_MCP_RATE_LIMIT_MAX_WAIT",
     SKILLS_DIR,
     CUSTOM_TOOLS_DIR,
     "DRA_MAX_RESULT_CHARS",

@@ -118,6 +118,8 @@ pub struct Settings {
     pub domain_prompt_file: Option<PathBuf>,
     /// The date the run takes as today.
     pub today: NaiveDate,
+    /// MCP servers and the limits on calling them.
+    pub mcp: super::mcp::McpSettings,
     /// Settings of features that do not exist yet which the user set.
     pub not_used_yet: Vec<&'static str>,
 }
@@ -184,6 +186,14 @@ impl Settings {
                 .text(keys::TODAY)
                 .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
                 .unwrap_or_else(|| chrono::Utc::now().date_naive()),
+            mcp: super::mcp::McpSettings {
+                servers: c.mcp_servers.clone(),
+                max_concurrency: usize::try_from(uint(keys::MCP_MAX_CONCURRENCY))
+                    .unwrap_or(usize::MAX)
+                    .max(1),
+                rate_limit_max_wait: seconds(keys::MCP_RATE_LIMIT_MAX_WAIT),
+                startup_timeout: super::mcp::STARTUP_TIMEOUT,
+            },
             not_used_yet: keys::NOT_USED_YET
                 .iter()
                 .copied()
@@ -295,5 +305,38 @@ mod tests {
         assert_eq!(s.today, NaiveDate::from_ymd_opt(2026, 3, 4).unwrap());
         assert_eq!(s.not_used_yet, vec!["LLM_SANDBOX_URL"]);
         assert!(settings(&[]).not_used_yet.is_empty());
+    }
+
+    #[test]
+    fn mcp_settings_come_from_the_env_with_the_bearer() {
+        let s = settings(&[
+            ("DRA_MCP_URL", "http://0.0.0.0:8000"),
+            ("DRA_MCP_LABEL", "wiki"),
+            ("DRA_MCP_BEARER", "tok"),
+            ("DRA_MCP_MAX_CONCURRENCY", "3"),
+        ]);
+        assert_eq!(s.mcp.max_concurrency, 3);
+        assert_eq!(s.mcp.servers.len(), 1);
+        assert_eq!(s.mcp.servers[0].label, "wiki");
+        assert_eq!(s.mcp.servers[0].target(), "http://127.0.0.1:8000/mcp");
+        assert!(s.not_used_yet.is_empty());
+        let bad = Layers {
+            env: [(
+                "DRA_MCP_SERVERS".to_string(),
+                r#"[{"label":"m","url":"http://169.254.169.254/"}]"#.to_string(),
+            )]
+            .into(),
+            ..Layers::default()
+        };
+        let e = Config::resolve(&bad).unwrap_err().to_string();
+        assert!(e.contains("DRA_MCP_SERVERS") && e.contains("#1 (m)"), "{e}");
+        let flags = Layers {
+            mcp: vec!["a=http://127.0.0.1:1".into()],
+            env: [("DRA_MCP_URL".to_string(), "http://127.0.0.1:2".to_string())].into(),
+            ..Layers::default()
+        };
+        let s = Settings::from_config(&Config::resolve(&flags).unwrap());
+        assert_eq!(s.mcp.servers.len(), 1);
+        assert_eq!(s.mcp.servers[0].label, "a");
     }
 }

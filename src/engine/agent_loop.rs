@@ -404,12 +404,22 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
         halt(run, e.0);
         return ToolOutput::permanent("the run's budget is exhausted; no more tool calls");
     }
+    let mcp = tool.is_mcp();
+    let (tool_id, tool_name, tool_args) = (id.clone(), call.name.clone(), call.arguments.clone());
     run.emitter.emit(
         &cx.agent,
-        EventBody::ToolCall {
-            id: id.clone(),
-            tool: call.name.clone(),
-            args: call.arguments.clone(),
+        if mcp {
+            EventBody::McpCall {
+                id: tool_id,
+                tool: tool_name,
+                args: tool_args,
+            }
+        } else {
+            EventBody::ToolCall {
+                id: tool_id,
+                tool: tool_name,
+                args: tool_args,
+            }
         },
     );
     tracing::debug!(agent = %cx.agent, tool = %call.name, "tool call");
@@ -427,15 +437,32 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
         },
         None => false,
     };
+    let (tool, ok, summary, error_class) = (
+        call.name.clone(),
+        out.ok,
+        out.summary.clone(),
+        out.error_class,
+    );
     run.emitter.emit(
         &cx.agent,
-        EventBody::ToolResult {
-            id,
-            tool: call.name.clone(),
-            ok: out.ok,
-            summary: out.summary.clone(),
-            error_class: out.error_class,
-            repeated: None,
+        if mcp {
+            EventBody::McpResult {
+                id,
+                tool,
+                ok,
+                repeated: summary.starts_with(tools::mcp::REPEATED).then_some(true),
+                summary,
+                error_class,
+            }
+        } else {
+            EventBody::ToolResult {
+                id,
+                tool,
+                ok,
+                summary,
+                error_class,
+                repeated: None,
+            }
         },
     );
     // The checkpoint (a replayed result is recorded already).

@@ -229,6 +229,8 @@ pub struct RunCtx {
     /// Answers waiting for the next clarification, one set per
     /// clarification, in question order.
     pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
+    /// The tools of the user's MCP servers, set once they have started.
+    pub mcp_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
 }
 
 pub struct RunCtxInit {
@@ -290,7 +292,13 @@ impl RunCtx {
             clarify: super::tools::clarify::Clarifier::new(init.clarify),
             replay: init.replay,
             answers: Mutex::new(init.answers.into()),
+            mcp_tools: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The MCP tools every agent is offered (none before start-up).
+    pub fn mcp_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
+        self.mcp_tools.get().map(Vec::as_slice).unwrap_or(&[])
     }
 
     pub fn collect_findings(&self, f: Findings) {

@@ -68,6 +68,8 @@ pub struct EngineConfig {
     pub resume: Option<Resume>,
     /// The run directory's lock, held until the run's files are synced.
     pub lock: Option<RunLock>,
+    /// The user's MCP servers, connected at run start.
+    pub mcp: crate::mcp::McpSettings,
 }
 
 /// What a resumed run brings from its earlier invocations.

@@ -319,6 +319,7 @@ async fn run_one(
             ),
         );
     }
+    super::tools::mcp::start(ctx, &config.mcp).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
@@ -326,7 +327,8 @@ async fn run_one(
         tools: match config.clarify {
             ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
             ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
-        },
+        }
+        .with(ctx.mcp_tools()),
         nudge: prompts::orchestrator_nudge(),
     };
     let end = match &unclear {

@@ -29,7 +29,7 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
     let spec = AgentSpec {
         role: ModelRole::Subagent,
         system: prompts::subresearcher_system(&run.spotlight, run.domain_prompt.as_deref()),
-        tools: ToolRegistry::subresearcher(),
+        tools: ToolRegistry::subresearcher().with(run.mcp_tools()),
         nudge: prompts::subresearcher_nudge(),
     };
     let user = prompts::subresearcher_user(description, &run.today);

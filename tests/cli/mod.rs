@@ -7,6 +7,7 @@ mod corpus_loading;
 mod endings;
 mod instructions;
 mod lookalikes;
+mod mcp;
 mod online;
 mod planner;
 mod redteam;

@@ -37,7 +37,7 @@ struct ReadArgs {
 
 /// The model's view of an accepted page from `offset`: plain text under a
 /// few header lines ([`page_view`]), never an escaped JSON string.
-fn view(cx: &AgentCx, page: &Page, number: Option<usize>, offset: usize) -> String {
+pub(super) fn view(cx: &AgentCx, page: &Page, number: Option<usize>, offset: usize) -> String {
     let total = page.text.chars().count();
     let slice: String = page.text.chars().skip(offset).take(VIEW_CHARS).collect();
     let end = offset + slice.chars().count();

@@ -11,6 +11,7 @@
 
 pub mod clarify;
 mod fetch;
+pub mod mcp;
 mod review;
 mod search;
 pub(crate) mod submit;
@@ -144,8 +145,14 @@ pub mod names {
 
 #[async_trait]
 pub trait Tool: Send + Sync {
-    /// The name models call the tool by (its file's constant).
-    fn name(&self) -> &'static str;
+    /// The name models call the tool by (its file's constant; an MCP
+    /// tool's is `label__tool`, known at run time).
+    fn name(&self) -> &str;
+    /// Whether this is a tool of an MCP server (its calls are reported as
+    /// `mcp_call` / `mcp_result`).
+    fn is_mcp(&self) -> bool {
+        false
+    }
     /// Whether a successful call ends the calling agent's loop (a
     /// deliverable). Such calls never count against the tool-call budget.
     fn ends_agent(&self) -> bool {
@@ -175,7 +182,7 @@ pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, Too
 /// One agent's tools, looked up by name; built once per agent.
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
-    by_name: HashMap<&'static str, usize>,
+    by_name: HashMap<String, usize>,
     specs: Vec<ToolSpec>,
 }
 
@@ -184,7 +191,7 @@ impl ToolRegistry {
         let by_name = tools
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.name(), i))
+            .map(|(i, t)| (t.name().to_string(), i))
             .collect();
         let specs = tools.iter().map(|t| t.spec()).collect();
         ToolRegistry {
@@ -228,6 +235,16 @@ impl ToolRegistry {
         )
     }
 
+    /// This registry with `extra` tools (a run's MCP tools) after its own.
+    pub fn with(self, extra: &[Arc<dyn Tool>]) -> Self {
+        if extra.is_empty() {
+            return self;
+        }
+        let mut tools = self.tools;
+        tools.extend(extra.iter().cloned());
+        Self::new(tools)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.by_name.get(name).map(|&i| &self.tools[i])
     }
@@ -237,7 +254,7 @@ impl ToolRegistry {
         &self.specs
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
         self.tools.iter().map(|t| t.name())
     }
 }

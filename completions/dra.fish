@@ -55,7 +55,7 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -l industry -d 'The entity\
 complete -c dra -n "__fish_dra_using_subcommand ask" -l exclude -d 'A look-alike entity to exclude (repeatable)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
-complete -c dra -n "__fish_dra_using_subcommand ask" -l deadline -d 'Wall-time ceiling, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l answers -d 'Answers to the run\'s first clarifying questions, for scripted runs: a JSON list of strings or one per line, in question order' -r -F
@@ -77,9 +77,9 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -s v -l verbose -d 'More ou
 complete -c dra -n "__fish_dra_using_subcommand ask" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_using_subcommand resume" -l answer -d 'An answer to the run\'s clarifying questions (repeat once per question, in order; "" for no preference)' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l answers -d 'The answers in a file: a JSON list of strings, or one per line' -r -F
-complete -c dra -n "__fish_dra_using_subcommand resume" -l max-usd -d 'Raise the dollar ceiling (the run\'s spending so far counts) [env: DRA_MAX_USD]' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
-complete -c dra -n "__fish_dra_using_subcommand resume" -l max-tool-calls -d 'Raise the tool-call ceiling (calls so far count) [env: DRA_MAX_TOOL_CALLS]' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''

@@ -13,6 +13,39 @@ use crate::engine::tools::clarify::ClarifyMode;
 use crate::engine::{Engine, EngineConfig};
 use crate::protocol::{AskRequest, EntityAnchors, Event, EventBody, Op};
 
+/// Budget flags, shared by `ask` and `resume` (where spending so far counts).
+#[derive(Debug, Args)]
+pub struct BudgetArgs {
+    /// Dollar ceiling for the run [env: DRA_MAX_USD].
+    #[arg(long, value_name = "USD")]
+    pub max_usd: Option<String>,
+    /// Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE].
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// Tool-call ceiling [env: DRA_MAX_TOOL_CALLS].
+    #[arg(long, value_name = "N")]
+    pub max_tool_calls: Option<String>,
+    /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
+    #[arg(long, value_name = "N")]
+    pub max_parallel: Option<String>,
+}
+
+impl BudgetArgs {
+    /// The flags given, as settings-table entries (flags layer).
+    pub fn put_into(&self, f: &mut BTreeMap<&'static str, String>) {
+        for (key, value) in [
+            (settings::MAX_USD, &self.max_usd),
+            (settings::DEADLINE, &self.deadline),
+            (settings::MAX_TOOL_CALLS, &self.max_tool_calls),
+            (settings::MAX_PARALLEL, &self.max_parallel),
+        ] {
+            if let Some(v) = value {
+                f.insert(key, v.clone());
+            }
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct AskArgs {
     /// The research question (line breaks allowed); `-` reads it from standard input.
@@ -59,15 +92,8 @@ pub struct AskArgs {
     /// Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER].
     #[arg(long)]
     pub tier: Option<String>,
-    /// Dollar ceiling for the run [env: DRA_MAX_USD].
-    #[arg(long, value_name = "USD")]
-    pub max_usd: Option<String>,
-    /// Wall-time ceiling, e.g. 90s, 10m [env: DRA_DEADLINE].
-    #[arg(long, value_name = "DURATION")]
-    pub deadline: Option<String>,
-    /// Tool-call ceiling [env: DRA_MAX_TOOL_CALLS].
-    #[arg(long, value_name = "N")]
-    pub max_tool_calls: Option<String>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Neither read nor write the lessons learnt across runs [env: DRA_MEMORY=false].
     #[arg(long)]
     pub no_memory: bool,
@@ -82,9 +108,6 @@ pub struct AskArgs {
     /// of being asked on the terminal.
     #[arg(long)]
     pub no_input: bool,
-    /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
-    #[arg(long, value_name = "N")]
-    pub max_parallel: Option<String>,
     /// Answers to the run's first clarifying questions, for scripted runs: a
     /// JSON list of strings or one per line, in question order.
     #[arg(long, value_name = "FILE")]
@@ -103,10 +126,7 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
         }
     };
     put(settings::MODEL_TIER, &args.tier);
-    put(settings::MAX_USD, &args.max_usd);
-    put(settings::DEADLINE, &args.deadline);
-    put(settings::MAX_TOOL_CALLS, &args.max_tool_calls);
-    put(settings::MAX_PARALLEL, &args.max_parallel);
+    args.budget.put_into(&mut f);
     if args.offline {
         f.insert(settings::OFFLINE, "true".into());
     }

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::{CliError, CliResult, Exit, GlobalArgs};
 use crate::app::{self, ResumeOutcome};
-use crate::config::{Settings, settings};
+use crate::config::Settings;
 use crate::store::checkpoint;
 
 #[derive(Debug, Args)]
@@ -26,31 +26,14 @@ pub struct ResumeArgs {
     /// The answers in a file: a JSON list of strings, or one per line.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
-    /// Raise the dollar ceiling (the run's spending so far counts) [env: DRA_MAX_USD].
-    #[arg(long, value_name = "USD")]
-    pub max_usd: Option<String>,
-    /// Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE].
-    #[arg(long, value_name = "DURATION")]
-    pub deadline: Option<String>,
-    /// Raise the tool-call ceiling (calls so far count) [env: DRA_MAX_TOOL_CALLS].
-    #[arg(long, value_name = "N")]
-    pub max_tool_calls: Option<String>,
-    /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
-    #[arg(long, value_name = "N")]
-    pub max_parallel: Option<String>,
+    /// Ceilings may be raised; what the run spent so far counts.
+    #[command(flatten)]
+    pub budget: super::ask::BudgetArgs,
 }
 
 fn flags(args: &ResumeArgs) -> BTreeMap<&'static str, String> {
     let mut f = BTreeMap::new();
-    let mut put = |k: &'static str, v: &Option<String>| {
-        if let Some(v) = v {
-            f.insert(k, v.clone());
-        }
-    };
-    put(settings::MAX_USD, &args.max_usd);
-    put(settings::DEADLINE, &args.deadline);
-    put(settings::MAX_TOOL_CALLS, &args.max_tool_calls);
-    put(settings::MAX_PARALLEL, &args.max_parallel);
+    args.budget.put_into(&mut f);
     f
 }
 

@@ -153,35 +153,7 @@ impl Tool for FetchUrl {
                     detail: page.reason.clone(),
                 },
             );
-            run.emitter.emit(
-                &cx.agent,
-                EventBody::Evidence {
-                    url: page.url.clone(),
-                    verdict: page.verdict,
-                    reason: page.reason.clone(),
-                    identity: page.identity.score,
-                },
-            );
-            if page.verdict == Verdict::Accepted
-                && let Err(e) = run.run_dir.write_page_text(&page.url, &page.text)
-            {
-                run.emitter.warning(
-                    &cx.agent,
-                    crate::protocol::WarningCode::WriteFailed,
-                    format!("could not keep the text of {}: {e}", page.url),
-                );
-            }
-            if let Some(index) = stored.number {
-                run.emitter.emit(
-                    &cx.agent,
-                    EventBody::Source {
-                        title: page.title.clone(),
-                        url: page.url.clone(),
-                        domain: page.domain.clone(),
-                        index,
-                    },
-                );
-            }
+            announce(cx, page, stored.number);
         }
         cx.state().read_urls.insert(page.url.clone());
         // Online, a tool-less model call turns the page into typed claims.
@@ -292,5 +264,41 @@ impl Tool for ReadSource {
             view(cx, &page, number, offset),
             format!("[{}] from offset {offset}", number.unwrap_or(0)),
         )
+    }
+}
+
+/// Tells what a newly stored page is: its `evidence` verdict, its text kept
+/// in the run dir when accepted, and its `source` number when it has one.
+/// Every tool that stores pages (fetch, MCP results) announces them here.
+pub(super) fn announce(cx: &AgentCx, page: &Page, number: Option<usize>) {
+    let run = &cx.run;
+    run.emitter.emit(
+        &cx.agent,
+        EventBody::Evidence {
+            url: page.url.clone(),
+            verdict: page.verdict,
+            reason: page.reason.clone(),
+            identity: page.identity.score,
+        },
+    );
+    if page.verdict == Verdict::Accepted
+        && let Err(e) = run.run_dir.write_page_text(&page.url, &page.text)
+    {
+        run.emitter.warning(
+            &cx.agent,
+            crate::protocol::WarningCode::WriteFailed,
+            format!("could not keep the text of {}: {e}", page.url),
+        );
+    }
+    if let Some(index) = number {
+        run.emitter.emit(
+            &cx.agent,
+            EventBody::Source {
+                title: page.title.clone(),
+                url: page.url.clone(),
+                domain: page.domain.clone(),
+                index,
+            },
+        );
     }
 }

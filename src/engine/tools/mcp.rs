@@ -21,9 +21,7 @@ use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
 use crate::evidence::{self, injection};
 use crate::mcp::{self, McpConnection, names};
-use crate::protocol::{
-    ErrorClass, EventBody, MAIN_AGENT, RunMode, StatusState, Verdict, WarningCode,
-};
+use crate::protocol::{ErrorClass, MAIN_AGENT, RunMode, StatusState, Verdict, WarningCode};
 
 /// Limits every MCP call of a run shares.
 pub struct McpLimits {
@@ -361,35 +359,7 @@ async fn store_result(cx: &AgentCx, tool: &McpTool, args: &Value, text: String) 
     let stored = run.pages.insert(page);
     let page = &stored.page;
     if !stored.seen_before {
-        run.emitter.emit(
-            &cx.agent,
-            EventBody::Evidence {
-                url: page.url.clone(),
-                verdict: page.verdict,
-                reason: page.reason.clone(),
-                identity: page.identity.score,
-            },
-        );
-        if page.verdict == Verdict::Accepted
-            && let Err(e) = run.run_dir.write_page_text(&page.url, &page.text)
-        {
-            run.emitter.warning(
-                &cx.agent,
-                WarningCode::WriteFailed,
-                format!("could not keep the text of {}: {e}", page.url),
-            );
-        }
-        if let Some(index) = stored.number {
-            run.emitter.emit(
-                &cx.agent,
-                EventBody::Source {
-                    title: page.title.clone(),
-                    url: page.url.clone(),
-                    domain: page.domain.clone(),
-                    index,
-                },
-            );
-        }
+        super::fetch::announce(cx, page, stored.number);
     }
     cx.state().read_urls.insert(page.url.clone());
     match page.verdict {

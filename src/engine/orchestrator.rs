@@ -189,6 +189,14 @@ fn learn(ctx: &RunCtx, dir: &std::path::Path) {
             _ => {}
         }
     }
+    let accepted = ctx
+        .pages
+        .pages()
+        .into_iter()
+        .filter(|p| p.verdict == Verdict::Accepted)
+        .map(|p| p.domain.clone())
+        .collect();
+    run.keep_domains_that_served_evidence(&accepted);
     if run.hostile.is_empty() && run.lookalikes.is_empty() {
         return;
     }

@@ -39,6 +39,21 @@ pub struct RunLessons {
     pub lookalikes: Vec<(String, String, String)>,
 }
 
+impl RunLessons {
+    /// Drops what was learnt about domains that also gave this run an
+    /// accepted page: one look-alike review or one hostile forum post must
+    /// not make the next run skip the whole site and its genuine pages.
+    pub fn keep_domains_that_served_evidence(
+        &mut self,
+        accepted: &std::collections::BTreeSet<String>,
+    ) {
+        self.hostile
+            .retain(|(domain, _, _)| !accepted.contains(domain));
+        self.lookalikes
+            .retain(|(domain, _, _)| !accepted.contains(domain));
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
     #[error("memory file {path}: {message}")]
@@ -198,6 +213,37 @@ impl Lessons {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_domain_that_served_evidence_is_not_learnt() {
+        let mut run = RunLessons {
+            entity: Some("Corvid Cloud".into()),
+            hostile: vec![
+                (
+                    "forum.example".into(),
+                    "https://forum.example/t/1".into(),
+                    "injection".into(),
+                ),
+                (
+                    "bad.example".into(),
+                    "https://bad.example/".into(),
+                    "injection".into(),
+                ),
+            ],
+            lookalikes: vec![(
+                "reviews.example".into(),
+                "https://reviews.example/accounting/corvid".into(),
+                "another category".into(),
+            )],
+        };
+        let accepted = ["forum.example".to_string(), "reviews.example".to_string()]
+            .into_iter()
+            .collect();
+        run.keep_domains_that_served_evidence(&accepted);
+        assert_eq!(run.hostile.len(), 1);
+        assert_eq!(run.hostile[0].0, "bad.example");
+        assert!(run.lookalikes.is_empty());
+    }
 
     #[test]
     fn learns_merges_and_answers() {

@@ -1,84 +1,34 @@
 //! Layered configuration with provenance: flags > environment > `.env` in
 //! the working directory > config file > defaults. Every value remembers
-//! where it came from, so `dra doctor` can say.
+//! where it came from, so `dra doctor` can say. `layers` reads the sources,
+//! `values` parses a raw string for its setting's kind, this module resolves
+//! them into a [`Config`] (the provenance table), and `typed` turns that
+//! into the [`Settings`] the rest of the code reads.
 
+mod layers;
 pub mod mcp;
 mod secret;
 pub mod settings;
 pub mod tiers;
 mod typed;
+mod values;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::Value as Json;
 
+pub use layers::{Layers, Origin, default_config_path, default_data_dir};
+use layers::{read_config_file, read_dotenv};
 pub use secret::Secret;
 pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};
 pub use typed::{
     CorpusSettings, FetchSettings, Limits, ModelSettings, SearchSettings, Settings, table_default,
 };
-
-/// Where an effective value came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "from", content = "detail")]
-pub enum Origin {
-    Flag,
-    Env,
-    DotEnv(PathBuf),
-    File(PathBuf),
-    Default,
-}
-
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Origin::Flag => f.write_str("flag"),
-            Origin::Env => f.write_str("environment"),
-            Origin::DotEnv(p) => write!(f, ".env ({})", p.display()),
-            Origin::File(p) => write!(f, "config file ({})", p.display()),
-            Origin::Default => f.write_str("default"),
-        }
-    }
-}
-
-/// A parsed value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Text(String),
-    Secret(Secret),
-    Bool(bool),
-    Uint(u64),
-    Float(f64),
-    Seconds(Duration),
-    List(Vec<String>),
-    Json(Json),
-}
-
-impl Value {
-    /// A printable form with secrets hidden.
-    pub fn display(&self) -> String {
-        match self {
-            Value::Text(s) => s.clone(),
-            Value::Secret(_) => "set".into(),
-            Value::Bool(b) => b.to_string(),
-            Value::Uint(n) => n.to_string(),
-            Value::Float(x) => x.to_string(),
-            Value::Seconds(d) => format!("{}s", d.as_secs_f64()),
-            Value::List(v) => v.join(","),
-            Value::Json(j) => mcp::redact_json(j).to_string(),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Entry {
-    pub value: Value,
-    pub origin: Origin,
-}
+use values::parse;
+pub use values::{Entry, Value, parse_duration};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -108,49 +58,6 @@ pub enum ConfigError {
     DotEnv { path: PathBuf, message: String },
     #[error("{0}")]
     Mcp(#[from] mcp::McpConfigError),
-}
-
-/// The raw inputs of resolution, separated so tests need no process state.
-#[derive(Debug, Default, Clone)]
-pub struct Layers {
-    /// Values given as command-line flags, by setting key.
-    pub flags: BTreeMap<&'static str, String>,
-    /// The process environment.
-    pub env: BTreeMap<String, String>,
-    /// The `.env` file to read, if it exists.
-    pub dotenv: Option<PathBuf>,
-    /// The config file; `explicit` means it must exist (`--config`).
-    pub file: Option<PathBuf>,
-    pub file_explicit: bool,
-    /// `--mcp` flags, as given.
-    pub mcp: Vec<String>,
-}
-
-impl Layers {
-    /// Layers from this process: its environment, `./.env`, and `--config`
-    /// or the platform config file.
-    pub fn from_process(config_flag: Option<PathBuf>) -> Self {
-        let explicit = config_flag.is_some();
-        let file = config_flag.or_else(default_config_path);
-        Layers {
-            flags: BTreeMap::new(),
-            env: std::env::vars().collect(),
-            dotenv: Some(PathBuf::from(".env")),
-            file,
-            file_explicit: explicit,
-            mcp: Vec::new(),
-        }
-    }
-}
-
-/// `dra/config.toml` in the platform config dir.
-pub fn default_config_path() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "dra").map(|d| d.config_dir().join("config.toml"))
-}
-
-/// The platform data dir, where runs and memory live by default.
-pub fn default_data_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "dra").map(|d| d.data_dir().to_path_buf())
 }
 
 /// The effective configuration.
@@ -336,50 +243,6 @@ impl Config {
     }
 }
 
-fn read_dotenv(layers: &Layers) -> Result<BTreeMap<String, String>, ConfigError> {
-    let mut out = BTreeMap::new();
-    let Some(path) = layers.dotenv.as_deref().filter(|p| p.exists()) else {
-        return Ok(out);
-    };
-    let iter = dotenvy::from_path_iter(path).map_err(|e| ConfigError::DotEnv {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    for item in iter {
-        let (k, v) = item.map_err(|e| ConfigError::DotEnv {
-            path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
-            message: dotenv_message(path, &e),
-        })?;
-        out.insert(k, v);
-    }
-    Ok(out)
-}
-
-/// A `.env` parse error with the real line number: dotenvy reports the
-/// offending (logical) line and a character index within it, not a line.
-fn dotenv_message(path: &Path, e: &dotenvy::Error) -> String {
-    let dotenvy::Error::LineParse(line, index) = e else {
-        return e.to_string();
-    };
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let shown: String = line.lines().next().unwrap_or("").chars().take(80).collect();
-    match dotenv_line_of(&text, line, *index) {
-        Some(n) => format!(
-            "line {n}: cannot parse `{shown}` (at character {})",
-            index + 1
-        ),
-        None => format!("cannot parse `{shown}` (at character {})", index + 1),
-    }
-}
-
-/// The 1-based line of `text` where character `index` of `logical` falls,
-/// `logical` being a (possibly multi-line) chunk of `text`.
-fn dotenv_line_of(text: &str, logical: &str, index: usize) -> Option<usize> {
-    let start = text.find(logical).or_else(|| text.find(logical.trim()))?;
-    let offset: usize = text[start..].chars().take(index).map(char::len_utf8).sum();
-    Some(text[..start + offset].matches('\n').count() + 1)
-}
-
 /// The MCP servers: `--mcp` flags, else the file's `[[mcp]]` tables, else
 /// `DRA_MCP_SERVERS`, else `DRA_MCP_URL`; `DRA_MCP_BEARER` fills gaps.
 fn resolve_mcp(
@@ -413,183 +276,6 @@ fn resolve_mcp(
         _ => None,
     };
     Ok(mcp::resolve([flags, file, list, single], bearer))
-}
-
-fn read_config_file(
-    layers: &Layers,
-    warnings: &mut Vec<String>,
-    mcp_tables: &mut Vec<mcp::McpServer>,
-) -> Result<BTreeMap<&'static str, (String, Origin)>, ConfigError> {
-    let mut out = BTreeMap::new();
-    let Some(path) = layers.file.as_deref() else {
-        return Ok(out);
-    };
-    if !layers.file_explicit && !path.exists() {
-        return Ok(out);
-    }
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::ReadFile {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| ConfigError::ParseFile {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-    for (key, value) in table {
-        if key == "mcp" {
-            let origin = Origin::File(path.to_path_buf()).to_string();
-            *mcp_tables = mcp::parse_toml_tables(&value, &origin)?;
-            continue;
-        }
-        if settings::LEGACY_MODEL_KEYS.contains(&key.as_str()) {
-            warnings.push(format!(
-                "{}: `{key}` is a legacy per-model key and is ignored: models are chosen by tier (model_tier, see `dra tiers`)",
-                path.display()
-            ));
-            continue;
-        }
-        let spec = SETTINGS
-            .iter()
-            .find(|s| s.file_key() == key || s.key == key)
-            .ok_or_else(|| ConfigError::UnknownFileKey {
-                path: path.to_path_buf(),
-                key: key.clone(),
-                hint: settings::file_key_hint(&key),
-            })?;
-        let raw = match value {
-            toml::Value::Array(items) => items.iter().map(scalar).collect::<Vec<_>>().join(","),
-            other => scalar(&other),
-        };
-        out.insert(spec.key, (raw, Origin::File(path.to_path_buf())));
-    }
-    Ok(out)
-}
-
-/// A TOML scalar as the string an environment variable would hold.
-fn scalar(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        toml::Value::Integer(i) => i.to_string(),
-        toml::Value::Float(f) => f.to_string(),
-        toml::Value::Boolean(b) => b.to_string(),
-        toml::Value::Datetime(d) => d.to_string(),
-        toml::Value::Array(_) | toml::Value::Table(_) => String::new(),
-    }
-}
-
-fn parse(
-    spec: &SettingSpec,
-    raw: &str,
-    origin: &Origin,
-    warnings: &mut Vec<String>,
-) -> Result<Option<Value>, ConfigError> {
-    let raw = raw.trim();
-    let invalid = |expected: &str| ConfigError::Invalid {
-        key: spec.key.to_string(),
-        shown: if spec.is_secret() {
-            "(secret value hidden)".into()
-        } else {
-            format!("{raw:?}")
-        },
-        origin: origin.clone(),
-        expected: expected.to_string(),
-    };
-    Ok(Some(match spec.kind {
-        Kind::Text | Kind::Path => Value::Text(raw.to_string()),
-        Kind::Secret => Value::Secret(Secret::new(raw)),
-        Kind::Url => {
-            if !(raw.starts_with("http://") || raw.starts_with("https://")) || raw.len() < 10 {
-                return Err(invalid("an http:// or https:// URL"));
-            }
-            Value::Text(raw.trim_end_matches('/').to_string())
-        }
-        Kind::Bool => Value::Bool(match raw.to_ascii_lowercase().as_str() {
-            "1" | "true" | "yes" | "on" => true,
-            "0" | "false" | "no" | "off" => false,
-            _ => return Err(invalid("true or false")),
-        }),
-        Kind::Uint { min } => {
-            let n: u64 = raw
-                .parse()
-                .map_err(|_| invalid(&format!("a whole number >= {min}")))?;
-            if n < min {
-                return Err(invalid(&format!("a whole number >= {min}")));
-            }
-            Value::Uint(n)
-        }
-        Kind::Float => {
-            let x: f64 = raw
-                .parse()
-                .map_err(|_| invalid("a non-negative number such as 0.50"))?;
-            if !x.is_finite() || x < 0.0 {
-                return Err(invalid("a non-negative number such as 0.50"));
-            }
-            Value::Float(x)
-        }
-        Kind::Seconds => Value::Seconds(
-            parse_duration(raw).ok_or_else(|| invalid("seconds, such as 90, 90s, 10m or 1h"))?,
-        ),
-        Kind::List => Value::List(
-            raw.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect(),
-        ),
-        Kind::McpServers => {
-            // Checked in full here so a bad entry is named before any run;
-            // the list is not echoed (entries may carry bearers and env).
-            let hidden = |expected: String| ConfigError::Invalid {
-                key: spec.key.to_string(),
-                shown: "(list not shown: it may hold tokens)".into(),
-                origin: origin.clone(),
-                expected,
-            };
-            mcp::parse_servers_json(raw, &origin.to_string())
-                .map_err(|e| hidden(format!("a valid list; {e}")))?;
-            Value::Json(serde_json::from_str(raw).map_err(|e| hidden(e.to_string()))?)
-        }
-        Kind::Tier => {
-            if tiers::find_tier(raw).is_none() {
-                let names: Vec<_> = MODEL_TIERS.iter().map(|t| t.name).collect();
-                warnings.push(format!(
-                    "unknown model tier {raw:?} (from {origin}); using {} (known: {})",
-                    tiers::DEFAULT_TIER,
-                    names.join(", ")
-                ));
-                Value::Text(tiers::DEFAULT_TIER.to_string())
-            } else {
-                Value::Text(raw.to_string())
-            }
-        }
-        Kind::Date => {
-            chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")
-                .map_err(|_| invalid("a date, YYYY-MM-DD"))?;
-            Value::Text(raw.to_string())
-        }
-        Kind::Choice(words) => {
-            let lower = raw.to_ascii_lowercase();
-            if !words.contains(&lower.as_str()) {
-                return Err(invalid(&format!("one of {}", words.join(", "))));
-            }
-            Value::Text(lower)
-        }
-    }))
-}
-
-/// `90`, `90s`, `10m`, `1h`, `1.5` (seconds).
-pub fn parse_duration(raw: &str) -> Option<Duration> {
-    let raw = raw.trim();
-    let (num, mult) = match raw.char_indices().last()? {
-        (i, 's') => (&raw[..i], 1.0),
-        (i, 'm') => (&raw[..i], 60.0),
-        (i, 'h') => (&raw[..i], 3600.0),
-        _ => (raw, 1.0),
-    };
-    let x: f64 = num.trim().parse().ok()?;
-    (x.is_finite() && x > 0.0).then(|| Duration::from_secs_f64(x * mult))
 }
 
 /// Whether a path is writable as a directory (creating it if needed).

@@ -405,13 +405,19 @@ fn relevance(quote: &str, label_terms: &BTreeSet<String>) -> usize {
 /// answer to "how does it pick the text" and "what does it strip out").
 /// Among the aspect's best-ranked findings, one carrying at least two more
 /// of the label's key terms (those of fewer than half the labels) than the
-/// merged value replaces it; failing
+/// merged value replaces it; failing that, the first-ranked finding
+/// replaces it when it carries more of them; failing
 /// that, a merged value that is also another aspect's and more on-topic
 /// there yields to this aspect's best-ranked finding. Due-diligence fields
 /// have their own value keys and are left as merged.
 fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
     let a = &aspects[i];
-    let v = a.view.filter(|v| v.field == Field::Other.as_str())?;
+    // Plan aspects: fields of their own, or aspects sharing a
+    // due-diligence field under their own keys ("when was the charge
+    // proposed" and "what is the daily charge" are both about a charge).
+    let v = a
+        .view
+        .filter(|v| v.field == Field::Other.as_str() || v.key != v.field)?;
     let terms_of = |label: &str| -> BTreeSet<String> {
         facts::terms(&facts::fold(label)).into_iter().collect()
     };
@@ -446,6 +452,12 @@ fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
         && r >= own + 2
     {
         return Some(f);
+    }
+    // The aspect's first-ranked finding, when more on-topic than the merged
+    // value ("passed on 22 October" for "when was it proposed"): the merge
+    // weighs sources, the ranking weighed what the sentence answers.
+    if relevance(&first.quote, &mine) > own && quotes_key(&first.quote) != quotes_key(&v.quote) {
+        return Some(first);
     }
     let key = quotes_key(&v.quote);
     let elsewhere = aspects.iter().enumerate().any(|(j, o)| {
@@ -971,6 +983,50 @@ mod tests {
         );
         assert!(section(&md, "Answer").contains("In short"));
         assert!(!md.contains("## Comparison"));
+    }
+
+    #[test]
+    fn a_merged_value_without_the_aspects_key_terms_yields_to_an_on_topic_finding() {
+        let proposed = "The transport committee proposed a congestion charge on 14 March 2024.";
+        let passed = "Full Council passed the congestion charge order on 22 October 2024.";
+        let labels = [
+            "When was the Lanholm congestion charge proposed".to_string(),
+            "When was the Lanholm congestion charge passed".to_string(),
+        ];
+        let units = [
+            unit(
+                &labels[0],
+                vec![
+                    finding(proposed, 1, "2024-03-14"),
+                    finding(passed, 2, "2024-10-22"),
+                ],
+            ),
+            unit(&labels[1], vec![finding(passed, 2, "2024-10-22")]),
+        ];
+        let keys = FieldKeys::new(&labels);
+        let key = |l: &str| keys.key_for(l, "").key;
+        let other = Field::Other.as_str();
+        let merged = [
+            view(&key(&labels[0]), other, passed, 2, "2024-10-22", 0.9),
+            view(&key(&labels[1]), other, passed, 2, "2024-10-22", 0.9),
+        ];
+        let md = draft_on(
+            "When was the Lanholm congestion charge proposed and passed?",
+            None,
+            &units,
+            &merged,
+            today(),
+        );
+        let answer = section(&md, "Answer");
+        let line = |l: &str| {
+            answer
+                .lines()
+                .find(|x| x.starts_with(&format!("- **{l}**")))
+                .unwrap_or("")
+                .to_string()
+        };
+        assert!(line(&labels[0]).contains("14 March 2024"), "{answer}");
+        assert!(line(&labels[1]).contains("22 October 2024"), "{answer}");
     }
 
     #[test]

@@ -594,7 +594,7 @@ mod tests {
     #[test]
     fn a_key_takes_the_clause_written_with_its_words() {
         let q = "What changed in version 3 of CurbSpec, when did it take effect, what must publishers change, and which cities have adopted it?";
-        let report = "## Answer\n\n\
+        let report = "# R\n\n## Answer\n\n\
 - **What changed in version 3 of CurbSpec**: \"CurbSpec 3.0 replaces hours with time_rules.\" [1]\n\
 - **What must publishers change**: \"Publishers must rename zone_type to curb_use.\" [2]\n\n## Gaps\n";
         let r = reported_for(report, q, "what changed").unwrap_or_default();

@@ -1542,7 +1542,7 @@ mod scheduled_tests {
             proptest::prop_assert!(!is_scheduled(&v, today));
             let ends = ["until", "till", "expires", "expiry", "through"];
             if let Some(f) = future && !ends.iter().any(|e| text.to_lowercase().contains(e)) {
-                let only_ahead = format!("from 3 March {f} {text}.");
+                let only_ahead = format!("{text} from 3 March {f}.");
                 proptest::prop_assert!(is_scheduled(&only_ahead, today));
             }
         }

@@ -985,13 +985,18 @@ mod tests {
         assert!(!md.contains("## Comparison"));
     }
 
+    const CHARGE: &str = "The Lanholm congestion charge is currently £7.50 a day.";
+
     #[test]
     fn a_merged_value_without_the_aspects_key_terms_yields_to_an_on_topic_finding() {
         let proposed = "The transport committee proposed a congestion charge on 14 March 2024.";
         let passed = "Full Council passed the congestion charge order on 22 October 2024.";
+        // The other aspect's value differs, so only the ranking can correct the first.
+        let votes = "The order was passed by 31 votes to 18.";
         let labels = [
             "When was the Lanholm congestion charge proposed".to_string(),
             "When was the Lanholm congestion charge passed".to_string(),
+            "What is the Lanholm congestion charge today".to_string(),
         ];
         let units = [
             unit(
@@ -1001,14 +1006,16 @@ mod tests {
                     finding(passed, 2, "2024-10-22"),
                 ],
             ),
-            unit(&labels[1], vec![finding(passed, 2, "2024-10-22")]),
+            unit(&labels[1], vec![finding(votes, 4, "2024-10-22")]),
+            unit(&labels[2], vec![finding(CHARGE, 3, "2026-09-10")]),
         ];
         let keys = FieldKeys::new(&labels);
         let key = |l: &str| keys.key_for(l, "").key;
         let other = Field::Other.as_str();
         let merged = [
             view(&key(&labels[0]), other, passed, 2, "2024-10-22", 0.9),
-            view(&key(&labels[1]), other, passed, 2, "2024-10-22", 0.9),
+            view(&key(&labels[1]), other, votes, 4, "2024-10-22", 0.9),
+            view(&key(&labels[2]), other, CHARGE, 3, "2026-09-10", 0.9),
         ];
         let md = draft_on(
             "When was the Lanholm congestion charge proposed and passed?",
@@ -1026,7 +1033,7 @@ mod tests {
                 .to_string()
         };
         assert!(line(&labels[0]).contains("14 March 2024"), "{answer}");
-        assert!(line(&labels[1]).contains("22 October 2024"), "{answer}");
+        assert!(line(&labels[1]).contains("31 votes"), "{answer}");
     }
 
     #[test]

@@ -273,6 +273,13 @@ pub(super) fn has_value(kind: ValueKind, sentence: &str, entity: &str) -> bool {
     });
     static NAMED_NUMBER: LazyLock<regex::Regex> =
         LazyLock::new(|| crate::re(r"\b([A-Z][A-Za-z]+) (\d{1,3})\b"));
+    let without_prereleases;
+    let sentence = if kind == ValueKind::Version {
+        without_prereleases = PRERELEASE.replace_all(sentence, " ");
+        without_prereleases.as_ref()
+    } else {
+        sentence
+    };
     match kind {
         ValueKind::Version => {
             // "Pelican 42": a name and a small number, not "On 3 June".
@@ -320,6 +327,19 @@ pub(super) fn has_value(kind: ValueKind, sentence: &str, entity: &str) -> bool {
             })
         }
     }
+}
+
+/// A pre-release ("Pelican 41 beta", "5.0 rc1"): not a release.
+static PRERELEASE: LazyLock<regex::Regex> = LazyLock::new(|| {
+    crate::re(
+        r"(?i)\b(?:[A-Z][A-Za-z]+\s+)?\d+(?:\.\d+)*\s*-?(?:beta|alpha|preview|nightly|rc\d*)\b",
+    )
+});
+
+/// Whether a sentence names a version only as a pre-release ("came in with
+/// Pelican 41 beta"): it tells of a test build, not of the release asked for.
+pub(super) fn names_only_prereleases(sentence: &str) -> bool {
+    PRERELEASE.is_match(sentence) && !has_value(ValueKind::Version, sentence, "")
 }
 
 pub(super) fn stemmer() -> Stemmer {
@@ -488,6 +508,12 @@ mod tests {
         ] {
             assert!(has_value(ValueKind::Version, s, ""), "{s}");
         }
+        assert!(names_only_prereleases(
+            "The new algorithm came in with Pelican 41 beta."
+        ));
+        assert!(!names_only_prereleases(
+            "The density scorer shipped in Pelican 42 (it was in 41 beta builds only behind a flag)."
+        ));
         for s in [
             "On 3 June 2025 the council voted.",
             "Pelican does not send the page to any server.",

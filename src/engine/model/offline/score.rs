@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::lexicon::{has_value, stemmer, terms_for, words};
+use super::lexicon::{ValueKind, has_value, names_only_prereleases, stemmer, terms_for, words};
 use super::research::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
 use crate::evidence::{quotes, sentences};
@@ -334,6 +334,10 @@ pub(super) fn extract(
             score += 0.5 * named;
             if s.chars().any(|c| c.is_ascii_digit()) {
                 score += 0.3;
+            }
+            // A version question is not answered by a test build.
+            if terms.values.contains(&ValueKind::Version) && names_only_prereleases(s) {
+                continue;
             }
             if !terms.values.is_empty() {
                 // A sentence without the kind of value the aspect asks for is weak, however on-topic.

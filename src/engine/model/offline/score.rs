@@ -85,6 +85,23 @@ const OWNER_WORDS: &[&str] = &[
     "newsroom",
 ];
 
+/// Words that end a company's legal name.
+const LEGAL_FORMS: &[&str] = &[
+    "private",
+    "limited",
+    "ltd",
+    "inc",
+    "llc",
+    "llp",
+    "plc",
+    "gmbh",
+    "corp",
+    "corporation",
+    "sa",
+    "ag",
+    "bv",
+];
+
 /// Look-alikes that carry a name of the question: the name followed at
 /// once by a capitalised word the question never uses ("QuillStore Drive"
 /// in a question about Quillstore, "Pelican Notes" in one about the Pelican
@@ -146,10 +163,22 @@ impl LookAlike {
     /// ("Lanholm Echo") writes about the city under its plain name.
     fn page_is_lookalike(&self, title: &str, text: &str) -> bool {
         let tokens: Vec<&str> = title.split_whitespace().collect();
+        // "PadmaPay Technologies Private Limited": a name, a word and a
+        // legal form is a company's full name (the subject's own, as a
+        // rule); the identity gate judges companies.
+        let legal = |i: usize| {
+            tokens.get(i + 2).is_some_and(|w| {
+                let w = w
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase();
+                LEGAL_FORMS.contains(&w.as_str())
+            })
+        };
         let lookalike_names: BTreeSet<String> = tokens
             .windows(2)
-            .filter(|p| self.pair_is_lookalike(p[0], p[1]))
-            .map(|p| p[0].to_lowercase())
+            .enumerate()
+            .filter(|(i, p)| self.pair_is_lookalike(p[0], p[1]) && !legal(*i))
+            .map(|(_, p)| p[0].to_lowercase())
             .collect();
         if lookalike_names.is_empty() {
             return false;
@@ -539,6 +568,11 @@ mod tests {
         assert!(p.page_is_lookalike(
             "Calm Read mode | Pelican Notes Help",
             "Pelican Notes keeps notes. In Pelican Notes, Calm Read mode hides the sidebar. Not the Pelican web browser."
+        ));
+        let d = LookAlike::new("Is PadmaPay licensed?");
+        assert!(!d.page_is_lookalike(
+            "Registry entry: PadmaPay Technologies Private Limited",
+            "PadmaPay Technologies Private Limited holds an authorisation. PadmaPay Technologies Private Limited, Kochi."
         ));
         assert!(!p.page_is_lookalike(
             "Calm Read: read articles without clutter | Pelican Support",

@@ -405,8 +405,9 @@ fn relevance(quote: &str, label_terms: &BTreeSet<String>) -> usize {
 /// answer to "how does it pick the text" and "what does it strip out").
 /// Among the aspect's best-ranked findings, one carrying at least two more
 /// of the label's key terms (those of fewer than half the labels) than the
-/// merged value replaces it; failing that, the first-ranked finding
-/// replaces it when it carries more of them; failing
+/// merged value replaces it; failing that, a merged value shared with
+/// another aspect yields to the first-ranked finding when that carries more
+/// of them; failing
 /// that, a merged value that is also another aspect's and more on-topic
 /// there yields to this aspect's best-ranked finding. Due-diligence fields
 /// have their own value keys and are left as merged.
@@ -453,13 +454,24 @@ fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
     {
         return Some(f);
     }
-    // The aspect's first-ranked finding, when more on-topic than the merged
-    // value ("passed on 22 October" for "when was it proposed"): the merge
-    // weighs sources, the ranking weighed what the sentence answers.
-    if relevance(&first.quote, &mine) > own && quotes_key(&first.quote) != quotes_key(&v.quote) {
+    let key = quotes_key(&v.quote);
+    // A value the merge gave to several aspects is the sources' strongest
+    // sentence, not the answer to each ("passed on 22 October" for "when
+    // was it proposed"): the aspect's first-ranked finding, when more
+    // on-topic, answers it. The merge weighs sources, the ranking weighed
+    // what the sentence answers.
+    let shared_value = aspects
+        .iter()
+        .enumerate()
+        .any(|(j, o)| j != i && o.view.is_some_and(|ov| quotes_key(&ov.quote) == key));
+    // So does a value that carries none of them ("You are reading the
+    // documentation for 5.x" for "replication").
+    if (shared_value || own == 0)
+        && relevance(&first.quote, &mine) > own
+        && quotes_key(&first.quote) != key
+    {
         return Some(first);
     }
-    let key = quotes_key(&v.quote);
     let elsewhere = aspects.iter().enumerate().any(|(j, o)| {
         j != i
             && o.view.is_some_and(|ov| quotes_key(&ov.quote) == key)
@@ -991,8 +1003,8 @@ mod tests {
     fn a_merged_value_without_the_aspects_key_terms_yields_to_an_on_topic_finding() {
         let proposed = "The transport committee proposed a congestion charge on 14 March 2024.";
         let passed = "Full Council passed the congestion charge order on 22 October 2024.";
-        // The other aspect's value differs, so only the ranking can correct the first.
-        let votes = "The order was passed by 31 votes to 18.";
+        // The merge gave both aspects one sentence naming neither's key term.
+        let votes = "The order was approved by Full Council by 31 votes to 18.";
         let labels = [
             "When was the Lanholm congestion charge proposed".to_string(),
             "When was the Lanholm congestion charge passed".to_string(),
@@ -1003,37 +1015,56 @@ mod tests {
                 &labels[0],
                 vec![
                     finding(proposed, 1, "2024-03-14"),
-                    finding(passed, 2, "2024-10-22"),
+                    finding(votes, 4, "2024-10-22"),
                 ],
             ),
-            unit(&labels[1], vec![finding(votes, 4, "2024-10-22")]),
+            unit(
+                &labels[1],
+                vec![
+                    finding(passed, 2, "2024-10-22"),
+                    finding(votes, 4, "2024-10-22"),
+                ],
+            ),
             unit(&labels[2], vec![finding(CHARGE, 3, "2026-09-10")]),
         ];
         let keys = FieldKeys::new(&labels);
         let key = |l: &str| keys.key_for(l, "").key;
         let other = Field::Other.as_str();
-        let merged = [
-            view(&key(&labels[0]), other, passed, 2, "2024-10-22", 0.9),
-            view(&key(&labels[1]), other, votes, 4, "2024-10-22", 0.9),
-            view(&key(&labels[2]), other, CHARGE, 3, "2026-09-10", 0.9),
-        ];
-        let md = draft_on(
-            "When was the Lanholm congestion charge proposed and passed?",
-            None,
-            &units,
-            &merged,
-            today(),
-        );
-        let answer = section(&md, "Answer");
-        let line = |l: &str| {
-            answer
+        let answer_line = |merged: &[FieldView], l: &str| {
+            let md = draft_on(
+                "When was the Lanholm congestion charge proposed and passed?",
+                None,
+                &units,
+                merged,
+                today(),
+            );
+            section(&md, "Answer")
                 .lines()
                 .find(|x| x.starts_with(&format!("- **{l}**")))
                 .unwrap_or("")
                 .to_string()
         };
-        assert!(line(&labels[0]).contains("14 March 2024"), "{answer}");
-        assert!(line(&labels[1]).contains("31 votes"), "{answer}");
+        let shared = [
+            view(&key(&labels[0]), other, votes, 4, "2024-10-22", 0.9),
+            view(&key(&labels[1]), other, votes, 4, "2024-10-22", 0.9),
+            view(&key(&labels[2]), other, CHARGE, 3, "2026-09-10", 0.9),
+        ];
+        assert!(answer_line(&shared, &labels[0]).contains("14 March 2024"));
+        assert!(answer_line(&shared, &labels[1]).contains("22 October 2024"));
+        // A value the merge gave this aspect alone stays.
+        let debated = "The charge was proposed after a long debate in the transport committee.";
+        let own = [
+            view(&key(&labels[0]), other, debated, 5, "2024-03-14", 0.9),
+            view(&key(&labels[1]), other, passed, 2, "2024-10-22", 0.9),
+            view(&key(&labels[2]), other, CHARGE, 3, "2026-09-10", 0.9),
+        ];
+        assert!(answer_line(&own, &labels[0]).contains("long debate"));
+        // Unless it carries none of the aspect's key terms.
+        let own = [
+            view(&key(&labels[0]), other, CHARGE, 3, "2026-09-10", 0.9),
+            view(&key(&labels[1]), other, passed, 2, "2024-10-22", 0.9),
+        ];
+        assert!(answer_line(&own, &labels[0]).contains("14 March 2024"));
     }
 
     #[test]

@@ -219,7 +219,7 @@ const CURRENT_MARKERS: &[&str] = &[
     " as of today ",
 ];
 
-fn asks_current(aspect: &str) -> bool {
+pub(super) fn asks_current(aspect: &str) -> bool {
     words(aspect).any(|w| CURRENT_ASKS.contains(&w.as_str()))
 }
 

@@ -198,14 +198,27 @@ fn key_terms(text: &str) -> BTreeSet<String> {
 /// commas, semicolons and question marks) sharing most key terms with it.
 /// Gold keys paraphrase the question ("when it took effect" for "when did
 /// it take effect"), and dra labels aspects from the question's words.
-fn question_clause(question: &str, key: &BTreeSet<String>) -> BTreeSet<String> {
+/// Between clauses sharing as many key terms, the one sharing more of the
+/// key's words as written wins ("what changed" is "What changed in version
+/// 3...", not "what must publishers change"), then the shorter.
+fn question_clause(question: &str, key: &BTreeSet<String>, key_text: &str) -> BTreeSet<String> {
+    let surface = |t: &str| -> BTreeSet<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let key_words = surface(key_text);
     question
         .split([',', ';', '?'])
-        .map(key_terms)
-        .map(|c| (c.intersection(key).count(), c))
-        .filter(|(shared, _)| *shared > 0)
-        .max_by_key(|(shared, c)| (*shared, std::cmp::Reverse(c.len())))
-        .map(|(_, c)| c)
+        .map(|clause| {
+            let c = key_terms(clause);
+            let words = surface(clause).intersection(&key_words).count();
+            (c.intersection(key).count(), words, c)
+        })
+        .filter(|(shared, _, _)| *shared > 0)
+        .max_by_key(|(shared, words, c)| (*shared, *words, std::cmp::Reverse(c.len())))
+        .map(|(_, _, c)| c)
         .unwrap_or_default()
 }
 
@@ -219,8 +232,9 @@ fn match_aspect<'a>(
     question: &str,
     key: &str,
 ) -> Option<&'a ReportAspect> {
+    let key_text = key;
     let key = key_terms(key);
-    let clause = question_clause(question, &key);
+    let clause = question_clause(question, &key, key_text);
     aspects
         .iter()
         .map(|a| {
@@ -575,6 +589,18 @@ mod tests {
 
     fn correct(question: &str, key: &str, expected: &str) -> bool {
         reported_for(REPORT, question, key).is_some_and(|r| values::states_value(&r, expected))
+    }
+
+    #[test]
+    fn a_key_takes_the_clause_written_with_its_words() {
+        let q = "What changed in version 3 of CurbSpec, when did it take effect, what must publishers change, and which cities have adopted it?";
+        let report = "# R\n\n## Answer\n\n\
+- **What changed in version 3 of CurbSpec**: \"CurbSpec 3.0 replaces hours with time_rules.\" [1]\n\
+- **What must publishers change**: \"Publishers must rename zone_type to curb_use.\" [2]\n\n## Gaps\n";
+        let r = reported_for(report, q, "what changed").unwrap_or_default();
+        assert!(r.contains("time_rules"), "{r}");
+        let r = reported_for(report, q, "what publishers must change").unwrap_or_default();
+        assert!(r.contains("curb_use"), "{r}");
     }
 
     #[test]

@@ -396,6 +396,33 @@ fn month_number(name: &str) -> Option<u32> {
     Some(m)
 }
 
+/// Whether a value announces something still to come: it names dates and
+/// every one of them lies after `today` ("From 5 January 2027 the daily
+/// charge will be £9" on 1 December 2026). Such a value is scheduled, not
+/// the value of today; a sentence that also names a past date ("on 9
+/// September 2026 councillors voted to raise it from 5 January 2027") tells
+/// of a past event and is not.
+pub fn is_scheduled(value: &str, today: NaiveDate) -> bool {
+    let normalized = normalize_value(value);
+    let dates = dates_in(&normalized);
+    if dates.is_empty() || dates.iter().any(|(_, d)| *d <= today) {
+        return false;
+    }
+    let words: BTreeSet<&str> = normalized.split(' ').collect();
+    // "valid until 2028" holds now and ends later; "will be £9 from..." starts later.
+    let ends = ["until", "till", "expires", "expiry", "through"];
+    let starts = [
+        "will",
+        "from",
+        "starting",
+        "scheduled",
+        "planned",
+        "due",
+        "effective",
+    ];
+    !ends.iter().any(|w| words.contains(w)) && starts.iter().any(|w| words.contains(w))
+}
+
 /// Full and month dates named in normalised text, with their byte offsets.
 fn dates_in(normalized: &str) -> Vec<(usize, NaiveDate)> {
     DATE_RE
@@ -1475,5 +1502,49 @@ mod tests {
         assert!(!is_sentence("Series B, $40M."));
         assert!(is_sentence("Nandini Deshpande is the managing director."));
         assert!(is_sentence("one two three four five six seven eight nine"));
+    }
+}
+
+#[cfg(test)]
+mod scheduled_tests {
+    use super::*;
+
+    fn day(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap_or_default()
+    }
+
+    #[test]
+    fn only_future_dates_make_a_value_scheduled() {
+        let today = day("2026-12-01");
+        assert!(is_scheduled(
+            "From 5 January 2027 the daily charge will be £9.",
+            today
+        ));
+        assert!(!is_scheduled(
+            "Councillors on 9 September 2026 voted to raise the charge from 5 January 2027.",
+            today
+        ));
+        assert!(!is_scheduled("The charge is currently £7.50 a day.", today));
+        assert!(!is_scheduled("It took effect on 1 July 2026.", today));
+        assert!(!is_scheduled("The licence is valid until 2028.", today));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_value_naming_a_past_date_is_never_scheduled(
+            text in "[a-zA-Z ,]{0,60}", y in 1990i32..2026, m in 0usize..12, d in 1u32..29,
+            future in proptest::option::of(2027i32..2040),
+        ) {
+            let today = day("2026-12-01");
+            let months = ["January","February","March","April","May","June","July","August","September","October","November","December"];
+            let ahead = future.map(|f| format!("from 3 March {f} ")).unwrap_or_default();
+            let v = format!("{ahead}{text} on {d} {} {y}.", months[m]);
+            proptest::prop_assert!(!is_scheduled(&v, today));
+            let ends = ["until", "till", "expires", "expiry", "through"];
+            if let Some(f) = future && !ends.iter().any(|e| text.to_lowercase().contains(e)) {
+                let only_ahead = format!("{text} from 3 March {f}.");
+                proptest::prop_assert!(is_scheduled(&only_ahead, today));
+            }
+        }
     }
 }

@@ -49,7 +49,6 @@ const QUERY_STOP: &[&str] = &[
     "it",
     "its",
     "itself",
-    "must",
     "of",
     "on",
     "or",
@@ -301,6 +300,15 @@ mod tests {
         );
         assert_eq!(q, "President Obama US gun laws BBC interview");
         assert!(q.split_whitespace().count() <= 8);
+    }
+
+    #[test]
+    fn obligations_keep_their_must() {
+        // "must" is what pages stating an obligation say ("publishers must rename...").
+        assert_eq!(
+            search_query("What must publishers change", Some("CurbSpec")),
+            "CurbSpec must publishers change"
+        );
     }
 
     #[test]

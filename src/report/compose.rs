@@ -405,13 +405,20 @@ fn relevance(quote: &str, label_terms: &BTreeSet<String>) -> usize {
 /// answer to "how does it pick the text" and "what does it strip out").
 /// Among the aspect's best-ranked findings, one carrying at least two more
 /// of the label's key terms (those of fewer than half the labels) than the
-/// merged value replaces it; failing
+/// merged value replaces it; failing that, a merged value shared with
+/// another aspect yields to the first-ranked finding when that carries more
+/// of them; failing
 /// that, a merged value that is also another aspect's and more on-topic
 /// there yields to this aspect's best-ranked finding. Due-diligence fields
 /// have their own value keys and are left as merged.
 fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
     let a = &aspects[i];
-    let v = a.view.filter(|v| v.field == Field::Other.as_str())?;
+    // Plan aspects: fields of their own, or aspects sharing a
+    // due-diligence field under their own keys ("when was the charge
+    // proposed" and "what is the daily charge" are both about a charge).
+    let v = a
+        .view
+        .filter(|v| v.field == Field::Other.as_str() || v.key != v.field)?;
     let terms_of = |label: &str| -> BTreeSet<String> {
         facts::terms(&facts::fold(label)).into_iter().collect()
     };
@@ -448,6 +455,23 @@ fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
         return Some(f);
     }
     let key = quotes_key(&v.quote);
+    // A value the merge gave to several aspects is the sources' strongest
+    // sentence, not the answer to each ("passed on 22 October" for "when
+    // was it proposed"): the aspect's first-ranked finding, when more
+    // on-topic, answers it. The merge weighs sources, the ranking weighed
+    // what the sentence answers.
+    let shared_value = aspects
+        .iter()
+        .enumerate()
+        .any(|(j, o)| j != i && o.view.is_some_and(|ov| quotes_key(&ov.quote) == key));
+    // So does a value that carries none of them ("You are reading the
+    // documentation for 5.x" for "replication").
+    if (shared_value || own == 0)
+        && relevance(&first.quote, &mine) > own
+        && quotes_key(&first.quote) != key
+    {
+        return Some(first);
+    }
     let elsewhere = aspects.iter().enumerate().any(|(j, o)| {
         j != i
             && o.view.is_some_and(|ov| quotes_key(&ov.quote) == key)
@@ -986,6 +1010,76 @@ mod tests {
         );
         assert!(section(&md, "Answer").contains("In short"));
         assert!(!md.contains("## Comparison"));
+    }
+
+    const CHARGE: &str = "The Lanholm congestion charge is currently £7.50 a day.";
+
+    #[test]
+    fn a_merged_value_without_the_aspects_key_terms_yields_to_an_on_topic_finding() {
+        let proposed = "The transport committee proposed a congestion charge on 14 March 2024.";
+        let passed = "Full Council passed the congestion charge order on 22 October 2024.";
+        // The merge gave both aspects one sentence naming neither's key term.
+        let votes = "The order was approved by Full Council by 31 votes to 18.";
+        let labels = [
+            "When was the Lanholm congestion charge proposed".to_string(),
+            "When was the Lanholm congestion charge passed".to_string(),
+            "What is the Lanholm congestion charge today".to_string(),
+        ];
+        let units = [
+            unit(
+                &labels[0],
+                vec![
+                    finding(proposed, 1, "2024-03-14"),
+                    finding(votes, 4, "2024-10-22"),
+                ],
+            ),
+            unit(
+                &labels[1],
+                vec![
+                    finding(passed, 2, "2024-10-22"),
+                    finding(votes, 4, "2024-10-22"),
+                ],
+            ),
+            unit(&labels[2], vec![finding(CHARGE, 3, "2026-09-10")]),
+        ];
+        let keys = FieldKeys::new(&labels);
+        let key = |l: &str| keys.key_for(l, "").key;
+        let other = Field::Other.as_str();
+        let answer_line = |merged: &[FieldView], l: &str| {
+            let md = draft_on(
+                "When was the Lanholm congestion charge proposed and passed?",
+                None,
+                &units,
+                merged,
+                today(),
+            );
+            section(&md, "Answer")
+                .lines()
+                .find(|x| x.starts_with(&format!("- **{l}**")))
+                .unwrap_or("")
+                .to_string()
+        };
+        let shared = [
+            view(&key(&labels[0]), other, votes, 4, "2024-10-22", 0.9),
+            view(&key(&labels[1]), other, votes, 4, "2024-10-22", 0.9),
+            view(&key(&labels[2]), other, CHARGE, 3, "2026-09-10", 0.9),
+        ];
+        assert!(answer_line(&shared, &labels[0]).contains("14 March 2024"));
+        assert!(answer_line(&shared, &labels[1]).contains("22 October 2024"));
+        // A value the merge gave this aspect alone stays.
+        let debated = "The charge was proposed after a long debate in the transport committee.";
+        let own = [
+            view(&key(&labels[0]), other, debated, 5, "2024-03-14", 0.9),
+            view(&key(&labels[1]), other, passed, 2, "2024-10-22", 0.9),
+            view(&key(&labels[2]), other, CHARGE, 3, "2026-09-10", 0.9),
+        ];
+        assert!(answer_line(&own, &labels[0]).contains("long debate"));
+        // Unless it carries none of the aspect's key terms.
+        let own = [
+            view(&key(&labels[0]), other, CHARGE, 3, "2026-09-10", 0.9),
+            view(&key(&labels[1]), other, passed, 2, "2024-10-22", 0.9),
+        ];
+        assert!(answer_line(&own, &labels[0]).contains("14 March 2024"));
     }
 
     #[test]

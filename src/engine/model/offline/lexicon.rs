@@ -231,6 +231,8 @@ pub(super) enum ValueKind {
     Rating,
     Count,
     Year,
+    /// A version or release number ("Pelican 42", "version 3", "5.1").
+    Version,
 }
 
 /// The value kinds of each thesaurus row, in the same order (a test checks
@@ -266,7 +268,39 @@ pub(super) fn has_value(kind: ValueKind, sentence: &str, entity: &str) -> bool {
             r"(?i)\b(granted|authori[sz]ed|authori[sz]ation|approved|approval|licensed|registered|certified|valid|suspended|reinstated|revoked|cancelled|expired|pending|renewed|accredited)\b",
         )
     });
+    static VERSION: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(r"(?i)\b(version|release|v)\s?\d+(\.\d+)*\b|\b\d+\.\d+(\.\d+)?\b")
+    });
+    static NAMED_NUMBER: LazyLock<regex::Regex> =
+        LazyLock::new(|| crate::re(r"\b([A-Z][A-Za-z]+) (\d{1,3})\b"));
+    let without_prereleases;
+    let sentence = if kind == ValueKind::Version {
+        without_prereleases = PRERELEASE.replace_all(sentence, " ");
+        without_prereleases.as_ref()
+    } else {
+        sentence
+    };
     match kind {
+        ValueKind::Version => {
+            // "Pelican 42": a name and a small number, not "On 3 June".
+            const NOT_NAMES: &[&str] = &[
+                "On", "In", "At", "By", "From", "Since", "Until", "To", "For", "Of", "The", "Page",
+                "Section", "Chapter", "Figure", "Step", "Day", "Top", "Over", "Under", "About",
+            ];
+            VERSION.is_match(sentence)
+                || NAMED_NUMBER.captures_iter(sentence).any(|c| {
+                    let name = c.get(1).map_or("", |m| m.as_str());
+                    let after = &sentence[c.get(0).map_or(0, |m| m.end())..];
+                    let next = after.split_whitespace().next().unwrap_or("");
+                    !NOT_NAMES.contains(&name)
+                        && !crate::document::is_calendar_word(&name.to_lowercase())
+                        && !crate::document::is_calendar_word(
+                            &next
+                                .trim_matches(|c: char| !c.is_alphabetic())
+                                .to_lowercase(),
+                        )
+                })
+        }
         ValueKind::Money => MONEY.is_match(sentence),
         ValueKind::Percent => PERCENT.is_match(sentence),
         ValueKind::Rating => RATING.is_match(sentence),
@@ -293,6 +327,19 @@ pub(super) fn has_value(kind: ValueKind, sentence: &str, entity: &str) -> bool {
             })
         }
     }
+}
+
+/// A pre-release ("Pelican 41 beta", "5.0 rc1"): not a release.
+static PRERELEASE: LazyLock<regex::Regex> = LazyLock::new(|| {
+    crate::re(
+        r"(?i)\b(?:[A-Z][A-Za-z]+\s+)?\d+(?:\.\d+)*\s*-?(?:beta|alpha|preview|nightly|rc\d*)\b",
+    )
+});
+
+/// Whether a sentence names a version only as a pre-release ("came in with
+/// Pelican 41 beta"): it tells of a test build, not of the release asked for.
+pub(super) fn names_only_prereleases(sentence: &str) -> bool {
+    PRERELEASE.is_match(sentence) && !has_value(ValueKind::Version, sentence, "")
 }
 
 pub(super) fn stemmer() -> Stemmer {
@@ -341,6 +388,26 @@ const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
     (
         &["must", "required", "requirement", "requirements", "need"],
         &["must", "required", "mandatory", "obligation", "have to"],
+    ),
+    (
+        &[
+            "introduced",
+            "introduce",
+            "introduces",
+            "launched",
+            "brought",
+        ],
+        &[
+            "adds",
+            "added",
+            "introduces",
+            "introducing",
+            "switches",
+            "switched",
+            "shipped",
+            "ships",
+            "debuted",
+        ],
     ),
     (
         &["strip", "strips", "remove", "removes", "hide", "hides"],
@@ -396,6 +463,12 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
     {
         values.push(ValueKind::Year);
     }
+    if all
+        .iter()
+        .any(|w| w == "version" || w == "versions" || w == "release")
+    {
+        values.push(ValueKind::Version);
+    }
     if first == Some("how") && all.get(1).is_some_and(|w| w == "many") {
         values.push(ValueKind::Count);
     }
@@ -420,6 +493,42 @@ pub(super) fn expansion_words(aspect: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn version_numbers_are_values_of_version_aspects() {
+        let t = terms_for(
+            "Which Pelican version introduced the current algorithm",
+            false,
+        );
+        assert!(t.values.contains(&ValueKind::Version));
+        for s in [
+            "With Pelican 42, Calm Read switches to a density scorer.",
+            "Version 3 took effect.",
+            "Quillstore 5.1 raised the limit.",
+        ] {
+            assert!(has_value(ValueKind::Version, s, ""), "{s}");
+        }
+        assert!(names_only_prereleases(
+            "The new algorithm came in with Pelican 41 beta."
+        ));
+        assert!(!names_only_prereleases(
+            "The density scorer shipped in Pelican 42 (it was in 41 beta builds only behind a flag)."
+        ));
+        for s in [
+            "On 3 June 2025 the council voted.",
+            "Pelican does not send the page to any server.",
+            "It started in March 2024.",
+        ] {
+            assert!(!has_value(ValueKind::Version, s, ""), "{s}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_version_test_never_panics(s in "\\PC{0,80}") {
+            let _ = has_value(ValueKind::Version, &s, "");
+        }
+    }
 
     #[test]
     fn every_thesaurus_row_has_its_value_kinds() {

@@ -172,13 +172,21 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         };
         // The thesaurus knows the words sources use for diligence aspects;
         // otherwise the words of the pages read so far give the second phrasing.
+        // An aspect asking for what holds now ("the current algorithm")
+        // searches again in the words of its best sentences so far: the
+        // newest page may name the thing ("density scorer") and not the ask.
+        let current = super::score::asks_current(&aspect) && !findings.is_empty();
         let query = if extra.is_empty() {
-            let texts: Vec<&str> = order.iter().map(|u| pages[u].text.as_str()).collect();
+            let texts: Vec<&str> = if current {
+                findings.iter().map(|f| f.sentence.as_str()).collect()
+            } else {
+                order.iter().map(|u| pages[u].text.as_str()).collect()
+            };
             question::refined_query(&aspect, subject, &texts).unwrap_or_else(|| first_query.clone())
         } else {
             format!("{first_query} {}", extra.join(" "))
         };
-        if (!extra.is_empty() || findings.len() < 3) && query != first_query {
+        if (!extra.is_empty() || findings.len() < 3 || current) && query != first_query {
             return (
                 format!(
                     "{} finding(s) so far; searching again from another angle.",

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::lexicon::{has_value, stemmer, terms_for, words};
+use super::lexicon::{ValueKind, has_value, names_only_prereleases, stemmer, terms_for, words};
 use super::research::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
 use crate::evidence::{quotes, sentences};
@@ -75,6 +75,31 @@ const OWNER_WORDS: &[&str] = &[
     "ag",
     "bv",
     "group",
+    // Sections of the subject's own site: "Pelican Support", "Pelican Users".
+    "support",
+    "help",
+    "users",
+    "docs",
+    "documentation",
+    "blog",
+    "newsroom",
+];
+
+/// Words that end a company's legal name.
+const LEGAL_FORMS: &[&str] = &[
+    "private",
+    "limited",
+    "ltd",
+    "inc",
+    "llc",
+    "llp",
+    "plc",
+    "gmbh",
+    "corp",
+    "corporation",
+    "sa",
+    "ag",
+    "bv",
 ];
 
 /// Look-alikes that carry a name of the question: the name followed at
@@ -107,26 +132,113 @@ impl LookAlike {
         }
     }
 
+    /// Whether `name next` names another thing than the question's.
+    fn pair_is_lookalike(&self, name: &str, next: &str) -> bool {
+        let st = stemmer();
+        let next = next.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let lower = next.to_lowercase();
+        name.chars().all(char::is_alphanumeric)
+            && self.names.contains(&name.to_lowercase())
+            && next.starts_with(|c: char| c.is_uppercase())
+            && next.chars().all(char::is_alphabetic)
+            && !self.names.contains(&lower)
+            && !self.question_stems.contains(st.stem(&lower).as_ref())
+            && !OWNER_WORDS.contains(&lower.as_str())
+            && !crate::document::is_calendar_word(&lower)
+    }
+
     fn named_in(&self, sentence: &str) -> bool {
         if self.names.is_empty() {
             return false;
         }
-        let st = stemmer();
         let tokens: Vec<&str> = sentence.split(' ').collect();
-        tokens.windows(2).any(|pair| {
-            let (name, next) = (pair[0], pair[1]);
-            let next = next.trim_end_matches(|c: char| !c.is_alphanumeric());
-            let lower = next.to_lowercase();
-            name.chars().all(char::is_alphanumeric)
-                && self.names.contains(&name.to_lowercase())
-                && next.starts_with(|c: char| c.is_uppercase())
-                && next.chars().all(char::is_alphabetic)
-                && !self.names.contains(&lower)
-                && !self.question_stems.contains(st.stem(&lower).as_ref())
-                && !OWNER_WORDS.contains(&lower.as_str())
-                && !crate::document::is_calendar_word(&lower)
-        })
+        tokens
+            .windows(2)
+            .any(|pair| self.pair_is_lookalike(pair[0], pair[1]))
     }
+
+    /// Whether a page is about a look-alike: its title names one, and in its
+    /// text the look-alike's name ("Pelican" in "Pelican Notes") stands in
+    /// the look-alike more often than alone. A news site named after a city
+    /// ("Lanholm Echo") writes about the city under its plain name.
+    fn page_is_lookalike(&self, title: &str, text: &str) -> bool {
+        let tokens: Vec<&str> = title.split_whitespace().collect();
+        // "PadmaPay Technologies Private Limited": a name, a word and a
+        // legal form is a company's full name (the subject's own, as a
+        // rule); the identity gate judges companies.
+        let legal = |i: usize| {
+            tokens.get(i + 2).is_some_and(|w| {
+                let w = w
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase();
+                LEGAL_FORMS.contains(&w.as_str())
+            })
+        };
+        let lookalike_names: BTreeSet<String> = tokens
+            .windows(2)
+            .enumerate()
+            .filter(|(i, p)| self.pair_is_lookalike(p[0], p[1]) && !legal(*i))
+            .map(|(_, p)| p[0].to_lowercase())
+            .collect();
+        if lookalike_names.is_empty() {
+            return false;
+        }
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        let (mut other, mut plain) = (0usize, 0usize);
+        for (i, t) in tokens.iter().enumerate() {
+            let bare = t.trim_matches(|c: char| !c.is_alphanumeric());
+            if !lookalike_names.contains(&bare.to_lowercase()) {
+                continue;
+            }
+            match tokens.get(i + 1) {
+                Some(next) if *t == bare && self.pair_is_lookalike(bare, next) => other += 1,
+                _ => plain += 1,
+            }
+        }
+        other > plain
+    }
+}
+
+/// Words of an aspect asking for the value in force now.
+const CURRENT_ASKS: &[&str] = &[
+    "today",
+    "current",
+    "currently",
+    "now",
+    "present",
+    "presently",
+];
+
+/// Words of a sentence saying what holds now.
+const CURRENT_MARKERS: &[&str] = &[
+    " currently ",
+    " now ",
+    " today ",
+    " at present ",
+    " presently ",
+    " as of today ",
+];
+
+pub(super) fn asks_current(aspect: &str) -> bool {
+    words(aspect).any(|w| CURRENT_ASKS.contains(&w.as_str()))
+}
+
+/// Whether a piece of page text has the shape of a sentence that can state
+/// a finding: not a Markdown heading, not a breadcrumb or a title bar
+/// ("Help › Reading › Calm Read mode", "Title | Site"), and with at least
+/// two lowercase words (a verb among them, as a rule).
+pub(super) fn sentence_shaped(s: &str) -> bool {
+    let t = s.trim_start();
+    if t.starts_with('#') {
+        return false;
+    }
+    if ['›', '»', '|'].iter().any(|c| t.contains(*c)) || t.contains(" > ") {
+        return false;
+    }
+    t.split_whitespace()
+        .filter(|w| w.chars().next().is_some_and(char::is_lowercase))
+        .count()
+        >= 2
 }
 
 /// The best sentences about an aspect, verbatim, one origin per sentence.
@@ -183,8 +295,17 @@ pub(super) fn extract(
     };
     let mut all: Vec<Candidate> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
+    let today_date =
+        chrono::NaiveDate::parse_from_str(today.get(..10).unwrap_or(today), "%Y-%m-%d").ok();
+    let asks_current = asks_current(aspect);
     for url in order {
         let p = &pages[url];
+        // A page whose title names a look-alike ("Calm Read mode | Pelican
+        // Notes Help" in a question about the Pelican browser) is about
+        // that other thing, whatever its sentences say.
+        if lookalike.page_is_lookalike(&p.title, &p.text) {
+            continue;
+        }
         // A page that never names the subject (an inferred subject lets it
         // through the gate) ranks below the pages that do.
         let page_relevance = if entity_lower.is_empty()
@@ -199,6 +320,11 @@ pub(super) fn extract(
         for s in sentences::split(&p.text) {
             let n_words = s.split_whitespace().count();
             if !(5..=70).contains(&n_words) || !s.chars().any(char::is_alphabetic) {
+                continue;
+            }
+            // Headings and breadcrumbs ("# Decision: ...", "Help › Reading")
+            // name a topic; they state no finding.
+            if !sentence_shaped(s) {
                 continue;
             }
             // "QuillStore Drive" is not Quillstore, "Pelican Notes" not the Pelican browser.
@@ -238,6 +364,10 @@ pub(super) fn extract(
             if s.chars().any(|c| c.is_ascii_digit()) {
                 score += 0.3;
             }
+            // A version question is not answered by a test build.
+            if terms.values.contains(&ValueKind::Version) && names_only_prereleases(s) {
+                continue;
+            }
             if !terms.values.is_empty() {
                 // A sentence without the kind of value the aspect asks for is weak, however on-topic.
                 score *= if terms.values.iter().any(|&k| has_value(k, s, entity)) {
@@ -245,6 +375,19 @@ pub(super) fn extract(
                 } else {
                     0.5
                 };
+            }
+            // "Today" asks for the value in force now: a sentence saying
+            // what holds now answers it, one announcing a change to come
+            // (every date it names still ahead) does not.
+            if asks_current
+                && CURRENT_MARKERS
+                    .iter()
+                    .any(|m| format!(" {lower} ").contains(m))
+            {
+                score += 1.0;
+            }
+            if today_date.is_some_and(|t| crate::evidence::values::is_scheduled(s, t)) {
+                score *= if asks_current { 0.3 } else { 0.7 };
             }
             // Conditions and possibilities ("if a breach affects...", "can be checked") are not facts.
             let padded = format!(" {lower} ");
@@ -323,6 +466,118 @@ mod tests {
             f[0].sentence,
             "Acme appointed Jane Doe as chief executive officer in 2026."
         );
+    }
+
+    fn page(text: &str, title: &str, as_of: &str, source_type: &str) -> PageRead {
+        PageRead {
+            text: text.into(),
+            title: title.into(),
+            as_of: Some(as_of.into()),
+            source_type: source_type.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn headings_and_breadcrumbs_are_not_sentences() {
+        assert!(!sentence_shaped(
+            "# Decision: Lanholm Congestion Charging Order 2024"
+        ));
+        assert!(!sentence_shaped("Help › Reading › Calm Read mode"));
+        assert!(!sentence_shaped("Calm Read mode | Pelican Notes Help"));
+        assert!(sentence_shaped(
+            "The Lanholm congestion charge came into force on 6 January 2025."
+        ));
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u".to_string(),
+            page(
+                "# Lanholm congestion charge: monitoring report 2026\n\nThe Lanholm congestion charge came into force on 6 January 2025.",
+                "Monitoring",
+                "2026-07-30",
+                "regulator",
+            ),
+        );
+        let target = Target {
+            aspect: "When was the Lanholm congestion charge brought into force",
+            question: "When was the Lanholm congestion charge brought into force?",
+            entity: "Lanholm",
+            today: "2026-12-01",
+        };
+        let f = extract(&target, &["u".to_string()], &pages, false, false);
+        assert!(
+            f.iter().all(|c| !c.sentence.starts_with('#')),
+            "{:?}",
+            f.iter().map(|c| &c.sentence).collect::<Vec<_>>()
+        );
+        assert!(!f.is_empty());
+    }
+
+    #[test]
+    fn today_prefers_the_value_in_force_over_a_scheduled_one() {
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u".to_string(),
+            page(
+                "From 5 January 2027 the daily charge will be £9. The Lanholm congestion charge is currently £7.50 a day.",
+                "Congestion charge",
+                "2026-09-10",
+                "official",
+            ),
+        );
+        let target = Target {
+            aspect: "What is the daily charge today",
+            question: "What is the Lanholm daily charge today?",
+            entity: "Lanholm",
+            today: "2026-12-01",
+        };
+        let f = extract(&target, &["u".to_string()], &pages, false, false);
+        assert_eq!(
+            f.first().map(|c| c.sentence.as_str()),
+            Some("The Lanholm congestion charge is currently £7.50 a day.")
+        );
+    }
+
+    #[test]
+    fn a_page_titled_with_a_look_alike_gives_no_findings() {
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u".to_string(),
+            page(
+                "Pelican Notes is a notes app. Calm Read mode shows a note without the sidebar after 200 words.",
+                "Calm Read mode | Pelican Notes Help",
+                "2026-02-17",
+                "official",
+            ),
+        );
+        let target = Target {
+            aspect: "When does Calm Read refuse to offer reading mode",
+            question: "When does Calm Read, the reading mode of the Pelican browser, refuse to offer reading mode?",
+            entity: "Calm Read",
+            today: "2026-12-01",
+        };
+        assert!(extract(&target, &["u".to_string()], &pages, false, false).is_empty());
+        // A news site named after the subject writes about it by its plain name.
+        let l = LookAlike::new("When was the Lanholm congestion charge brought into force?");
+        assert!(!l.page_is_lookalike(
+            "Lanholm congestion charge begins today | Lanholm Echo",
+            "The Lanholm congestion charge came into force on 6 January 2025. Lanholm Echo staff."
+        ));
+        let p =
+            LookAlike::new("How does Calm Read, the reading mode of the Pelican browser, work?");
+        assert!(p.page_is_lookalike(
+            "Calm Read mode | Pelican Notes Help",
+            "Pelican Notes keeps notes. In Pelican Notes, Calm Read mode hides the sidebar. Not the Pelican web browser."
+        ));
+        let d = LookAlike::new("Is PadmaPay licensed?");
+        assert!(!d.page_is_lookalike(
+            "Registry entry: PadmaPay Technologies Private Limited",
+            "PadmaPay Technologies Private Limited holds an authorisation. PadmaPay Technologies Private Limited, Kochi."
+        ));
+        assert!(!p.page_is_lookalike(
+            "Calm Read: read articles without clutter | Pelican Support",
+            "Calm Read removes navigation menus."
+        ));
     }
 
     #[test]

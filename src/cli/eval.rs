@@ -418,7 +418,11 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
         .with_context(|| format!("{} is not a valid gold set", args.gold.display()))
         .map_err(CliError::Usage)?;
     let base = args.gold.parent().unwrap_or_else(|| Path::new("."));
-    let config = super::resolve_config(g, Default::default())?;
+    // An evaluation is reproducible: it neither reads nor writes the
+    // lessons of earlier runs (they would change which pages are read).
+    let mut flags = std::collections::BTreeMap::new();
+    flags.insert(crate::config::settings::MEMORY, "false".to_string());
+    let config = super::resolve_config(g, flags)?;
     let settings = Settings::from_config(&config);
     let rt = runtime()?;
     let mut scores = Vec::new();

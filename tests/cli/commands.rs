@@ -415,6 +415,15 @@ const FLOOR_CALMREAD: f64 = 1.0;
 #[test]
 fn eval_scores_the_gold_sets() {
     let sb = Sandbox::new();
+    // An earlier run leaves lessons in memory (look-alike domains); an
+    // evaluation must not read them, or its report changes.
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "ask", super::common::PADMAPAY_QUESTION])
+        .assert()
+        .success();
+    assert!(sb.dir.path().join("data/dra/memory/lessons.json").exists());
     for gold in [
         "tests/gold/padmapay.gold.json",
         "tests/gold/halden.gold.json",

@@ -234,33 +234,13 @@ impl Tool for SubmitFindings {
         for (i, why) in &instructions {
             let f = &args.findings[*i];
             gaps.push(format!("dropped finding {} (from {}): {why}", i + 1, f.url));
-            let page = run.pages.get(&f.url).map(|(p, _)| p);
-            run.record_evidence(EvidenceItem {
-                id: String::new(),
-                origin: cx.agent.clone(),
-                claim: Claim {
-                    field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
-                    value: WITHHELD.into(),
-                    snippet: WITHHELD.into(),
-                    event_date: None,
-                },
-                source: page
-                    .as_ref()
-                    .map(SourceRef::of)
-                    .unwrap_or_else(|| SourceRef {
-                        url: f.url.clone(),
-                        domain: crate::document::host_of(&f.url),
-                        source_type: crate::document::SourceType::Other,
-                        published: None,
-                        updated: None,
-                        retrieved: run.today.clone(),
-                    }),
-                scores: Scores::from_identity(
-                    page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
-                ),
-                accepted: false,
-                flags: vec![format!("findings_gate: {why}")],
-            });
+            let claim = Claim {
+                field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
+                value: WITHHELD.into(),
+                snippet: WITHHELD.into(),
+                event_date: None,
+            };
+            record_rejected(cx, &f.url, claim, format!("findings_gate: {why}"));
         }
         for (n, p) in &problems {
             let claim = &args.findings[n - 1].claim;
@@ -268,41 +248,14 @@ impl Tool for SubmitFindings {
                 "dropped an unverifiable finding ({}): {p}",
                 truncate(claim, 80)
             ));
-            if let Some(url) = Some(&args.findings[n - 1].url) {
-                let page = run.pages.get(url).map(|(p, _)| p);
-                run.record_evidence(EvidenceItem {
-                    id: String::new(),
-                    origin: cx.agent.clone(),
-                    claim: Claim {
-                        field: args.findings[n - 1]
-                            .field
-                            .clone()
-                            .unwrap_or_else(|| cx.aspect.clone()),
-                        value: args.findings[n - 1]
-                            .value
-                            .clone()
-                            .unwrap_or_else(|| claim.clone()),
-                        snippet: args.findings[n - 1].quote.clone(),
-                        event_date: args.findings[n - 1].as_of.clone(),
-                    },
-                    source: page
-                        .as_ref()
-                        .map(SourceRef::of)
-                        .unwrap_or_else(|| SourceRef {
-                            url: url.clone(),
-                            domain: crate::document::host_of(url),
-                            source_type: crate::document::SourceType::Other,
-                            published: None,
-                            updated: None,
-                            retrieved: run.today.clone(),
-                        }),
-                    scores: Scores::from_identity(
-                        page.as_ref().map(|p| p.identity.score).unwrap_or(0.0),
-                    ),
-                    accepted: false,
-                    flags: vec![format!("findings_gate: {p}")],
-                });
-            }
+            let f = &args.findings[n - 1];
+            let claim = Claim {
+                field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
+                value: f.value.clone().unwrap_or_else(|| claim.clone()),
+                snippet: f.quote.clone(),
+                event_date: f.as_of.clone(),
+            };
+            record_rejected(cx, &f.url, claim, format!("findings_gate: {p}"));
         }
         let mut findings = Vec::new();
         for (i, page, number) in checked {
@@ -607,4 +560,30 @@ pub(crate) fn remove_echoes(run: &RunCtx, markdown: &str) -> String {
     let (body, _, _) = citations::split_sources(markdown);
     let echoes = echo::find(body, &echo_library(run));
     echo::remove(markdown, &echoes).markdown
+}
+
+/// Records a finding the gate refused in evidence.json (not accepted),
+/// with the page it named if that page was read.
+fn record_rejected(cx: &AgentCx, url: &str, claim: Claim, flag: String) {
+    let run = &cx.run;
+    let page = run.pages.get(url).map(|(p, _)| p);
+    run.record_evidence(EvidenceItem {
+        id: String::new(),
+        origin: cx.agent.clone(),
+        claim,
+        source: page
+            .as_ref()
+            .map(SourceRef::of)
+            .unwrap_or_else(|| SourceRef {
+                url: url.to_string(),
+                domain: crate::document::host_of(url),
+                source_type: crate::document::SourceType::Other,
+                published: None,
+                updated: None,
+                retrieved: run.today.clone(),
+            }),
+        scores: Scores::from_identity(page.as_ref().map(|p| p.identity.score).unwrap_or(0.0)),
+        accepted: false,
+        flags: vec![flag],
+    });
 }

@@ -354,3 +354,29 @@ fn a_gap_in_a_cut_document_says_truncated() {
         .unwrap_or_else(|| panic!("no pricing gap:\n{gaps}"));
     assert!(pricing.contains("truncated"), "{pricing}");
 }
+
+#[test]
+fn a_subject_found_nowhere_is_not_answered_with_coincidental_sentences() {
+    // Real-world pages about other things: a café, a laptop's Wi-Fi. "How
+    // Firefox Reader View works" shares one word ("works") with them.
+    let sb = Sandbox::new();
+    let corpus = super::common::repo_path("tests/corpora/realworld");
+    let corpus = corpus.display().to_string();
+    let events = json_run(
+        &sb,
+        &[
+            "--corpus",
+            &corpus,
+            "What is Firefox Reader View and how does it work?",
+        ],
+        6,
+    );
+    let (state, reason, _) = terminal(&events);
+    assert_eq!(
+        (state, reason),
+        (StatusState::Error, Some(StatusReason::NoVerifiedSource))
+    );
+    let report = report_of(&sb.run_dir());
+    assert!(!report.contains("café"), "{report}");
+    assert!(!report.contains("systemd"), "{report}");
+}

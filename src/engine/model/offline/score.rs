@@ -349,6 +349,19 @@ pub(super) fn extract(
             if hits == 0.0 {
                 continue;
             }
+            // On a page that never names the subject, one shared word ("works"
+            // in "How X works") is a coincidence, not an answer.
+            if page_relevance < 1.0 {
+                let distinct = terms.stems.iter().filter(|t| stems.contains(*t)).count()
+                    + terms
+                        .phrases
+                        .iter()
+                        .filter(|ph| lower.contains(ph.as_str()))
+                        .count();
+                if distinct < 2 {
+                    continue;
+                }
+            }
             let named = if entity_lower.is_empty() {
                 0.0
             } else {

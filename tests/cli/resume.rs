@@ -98,7 +98,9 @@ fn repeated(bodies: &[String]) -> Vec<(String, usize)> {
         .collect()
 }
 
-fn baseline() -> (String, usize) {
+/// An uninterrupted run: its report, its model requests and its lines of
+/// events.jsonl.
+fn baseline() -> (String, usize, usize) {
     let server = online::start(Fault::None);
     let sb = Sandbox::new();
     let out = run(ask_args(&mut dra_cmd(&sb, &server)));
@@ -107,9 +109,15 @@ fn baseline() -> (String, usize) {
         repeated(&server.request_bodies()).is_empty(),
         "an uninterrupted run repeats no request"
     );
+    let dir = sb.run_dir();
+    let lines = std::fs::read_to_string(dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
     (
-        std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap(),
+        std::fs::read_to_string(dir.join("report.md")).unwrap(),
         server.count(),
+        lines,
     )
 }
 
@@ -226,18 +234,18 @@ fn kill_then_resume(kill: Kill, expected_report: &str, baseline_requests: usize)
 
 #[test]
 fn runs_killed_at_seeded_points_resume_to_the_same_report_without_repaying() {
-    let (expected, requests) = baseline();
-    // The session: lead (plan), lead (tasks), sub-1 x2 + extractor, sub-2 x2 + extractor, lead (report).
-    for kill in [
-        Kill::DuringRequest(1),
-        Kill::DuringRequest(2),
-        Kill::DuringRequest(3),
-        Kill::DuringRequest(4),
-        Kill::DuringRequest(requests),
-        Kill::AtEventLine(4),
-        Kill::AtEventLine(9),
-        Kill::AtEventLine(14),
-    ] {
+    let (expected, requests, lines) = baseline();
+    // The session: lead (plan), lead (tasks), sub-1 x2 + extractor, sub-2 x2
+    // + extractor, lead (report). Killed during every model request, and
+    // between steps at a dozen points spread over the first four fifths of
+    // the event log (the last lines come in one burst after the last reply).
+    let last_line = lines * 4 / 5;
+    let kills: Vec<Kill> = (1..=requests)
+        .map(Kill::DuringRequest)
+        .chain((0..12).map(|i| Kill::AtEventLine(2 + i * (last_line - 2) / 11)))
+        .collect();
+    assert!(kills.len() >= 20, "{} kill points", kills.len());
+    for kill in kills {
         kill_then_resume(kill, &expected, requests);
     }
 }

@@ -399,12 +399,7 @@ pub fn names(text: &str) -> Vec<Name> {
             if pending_joiner.take().is_some()
                 && let Some(c) = current.as_mut()
             {
-                // A trailing joiner is not part of the name.
-                let trimmed = text[c.0..c.1]
-                    .rsplit_once(' ')
-                    .map(|x| x.0.len())
-                    .unwrap_or(0);
-                c.1 = c.0 + trimmed;
+                drop_trailing_joiner(text, c);
             }
             flush(text, &mut current, &mut out);
         }
@@ -412,14 +407,20 @@ pub fn names(text: &str) -> Vec<Name> {
     if pending_joiner.is_some()
         && let Some(c) = current.as_mut()
     {
-        let trimmed = text[c.0..c.1]
-            .rsplit_once(' ')
-            .map(|x| x.0.len())
-            .unwrap_or(0);
-        c.1 = c.0 + trimmed;
+        drop_trailing_joiner(text, c);
     }
     flush(text, &mut current, &mut out);
     out
+}
+
+/// A trailing joiner ("of", "de", ...) is not part of the name: the span
+/// ends before its last word.
+fn drop_trailing_joiner(text: &str, c: &mut (usize, usize, Vec<String>)) {
+    let trimmed = text[c.0..c.1]
+        .rsplit_once(' ')
+        .map(|x| x.0.len())
+        .unwrap_or(0);
+    c.1 = c.0 + trimmed;
 }
 
 fn flush(text: &str, current: &mut Option<(usize, usize, Vec<String>)>, out: &mut Vec<Name>) {

@@ -39,7 +39,7 @@ fn freshness(as_of: Option<&str>, today: &str) -> f64 {
 }
 
 /// Words that, right after a name, say who is behind it (its council, its
-/// foundation, its legal form), not that it is another thing.
+/// foundation), not that it is another thing; legal forms do the same.
 const OWNER_WORDS: &[&str] = &[
     "city",
     "council",
@@ -58,22 +58,10 @@ const OWNER_WORDS: &[&str] = &[
     "community",
     "university",
     "institute",
-    "limited",
-    "ltd",
-    "inc",
-    "llc",
-    "llp",
-    "plc",
-    "gmbh",
-    "private",
+    // Legal forms count too (`LEGAL_FORMS`), and these looser ones:
     "pvt",
-    "corporation",
-    "corp",
     "company",
     "co",
-    "sa",
-    "ag",
-    "bv",
     "group",
     // Sections of the subject's own site: "Pelican Support", "Pelican Users".
     "support",
@@ -144,6 +132,7 @@ impl LookAlike {
             && !self.names.contains(&lower)
             && !self.question_stems.contains(st.stem(&lower).as_ref())
             && !OWNER_WORDS.contains(&lower.as_str())
+            && !LEGAL_FORMS.contains(&lower.as_str())
             && !crate::document::is_calendar_word(&lower)
     }
 

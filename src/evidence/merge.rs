@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::fields::{Field, FieldKey, FieldKeys, HIGH_STAKES_CAP, mentions};
+use super::fields::{Field, FieldKey, FieldKeys, HIGH_STAKES_CAP, mentions, mentions_label};
 use super::score::claim_date;
 use super::values::{self, entity_tokens, key_tokens, normalize_value, same_value};
 use super::{EvidenceItem, SourceType};
@@ -199,6 +199,8 @@ struct Prepared<'a> {
     keys: BTreeSet<String>,
     normalized: String,
     date: Option<NaiveDate>,
+    /// The sentence says the value no longer holds ([`values::says_superseded`]).
+    superseded: bool,
     origin_url: String,
     publisher: String,
 }
@@ -249,8 +251,8 @@ pub fn merge(
     }
     let mut out = Vec::new();
     for (_, (key, items)) in by_key {
-        for (scope, group) in subtopics(key.field, &items) {
-            if let Some(mut m) = merge_field(key.field, &group, origins, opts) {
+        for (scope, group) in subtopics(key.field, &key.label, &items) {
+            if let Some(mut m) = merge_field(key.field, &key.label, &group, origins, opts) {
                 if scope.is_empty() {
                     m.key = key.key.clone();
                     m.label = key.label.clone();
@@ -272,14 +274,18 @@ pub fn merge(
 /// comes first with an empty name, joined by the values that have no scope
 /// and state the same kind of quantity or none; then one group per other
 /// sub-topic, named by its scope or its kind of quantity.
-fn subtopics<'a>(field: Field, items: &[&'a EvidenceItem]) -> Vec<(String, Vec<&'a EvidenceItem>)> {
+fn subtopics<'a>(
+    field: Field,
+    label: &str,
+    items: &[&'a EvidenceItem],
+) -> Vec<(String, Vec<&'a EvidenceItem>)> {
     let mut groups: BTreeMap<(String, &'static str), Vec<&EvidenceItem>> = BTreeMap::new();
     let mut off_field = Vec::new();
     for item in items {
         let (v, s) = (&item.claim.value, &item.claim.snippet);
         // A sentence that does not speak of the field has no sub-topic in
         // it: it joins the main group, where it names no value.
-        if values::is_sentence(v) && !mentions(field, v) {
+        if values::is_sentence(v) && !speaks_of(field, label, v) {
             off_field.push(*item);
             continue;
         }
@@ -344,9 +350,17 @@ fn subtopics<'a>(field: Field, items: &[&'a EvidenceItem]) -> Vec<(String, Vec<&
     out
 }
 
-/// Merges the evidence of one field; `None` when there is none.
+/// Whether a text speaks of a field: in the field's vocabulary or in the
+/// words of the aspect it was filed under.
+fn speaks_of(field: Field, label: &str, text: &str) -> bool {
+    mentions(field, text) || mentions_label(label, text)
+}
+
+/// Merges the evidence of one field (filed under the aspect `label`);
+/// `None` when there is none.
 pub fn merge_field(
     field: Field,
+    label: &str,
     items: &[&EvidenceItem],
     origins: &HashMap<String, String>,
     opts: &MergeOptions,
@@ -364,6 +378,7 @@ pub fn merge_field(
                 keys: key_tokens(&item.claim.value, field, &entity),
                 normalized: normalize_value(&item.claim.value),
                 date: support_date(item, opts.today),
+                superseded: values::says_superseded(&item.claim.value),
                 publisher: publisher_of(&origin_url),
                 origin_url,
             }
@@ -413,6 +428,7 @@ pub fn merge_field(
         .iter()
         .map(|members| {
             let (cluster, date) = evaluate(field, members, &prepared);
+            let superseded = members.iter().all(|&i| prepared[i].superseded);
             // Members share the representative's key tokens or contain
             // them, so an empty key set is the whole cluster's.
             let rep = &prepared[members[0]];
@@ -420,11 +436,12 @@ pub fn merge_field(
             // files whatever it quotes under the aspect it was asked about.
             let relevant = members.iter().any(|&i| {
                 let v = &prepared[i].item.claim.value;
-                !values::is_sentence(v) || mentions(field, v)
+                !values::is_sentence(v) || speaks_of(field, label, v)
             });
             Evaluated {
                 cluster,
                 date,
+                superseded,
                 keyed: !rep.keys.is_empty() && relevant,
             }
         })
@@ -442,6 +459,8 @@ pub fn merge_field(
 struct Evaluated {
     cluster: ValueCluster,
     date: Option<NaiveDate>,
+    /// Every value of the cluster says it no longer holds.
+    superseded: bool,
     /// Whether its values name something of the field's kind.
     keyed: bool,
 }
@@ -491,7 +510,14 @@ fn evaluate(
     if capped {
         confidence = confidence.min(HIGH_STAKES_CAP);
     }
-    let date = members.iter().filter_map(|&i| prepared[i].date).max();
+    // A value's time is that of the evidence saying it holds; a sentence
+    // saying it no longer holds dates it only when nothing else does.
+    let date = members
+        .iter()
+        .filter(|&&i| !prepared[i].superseded)
+        .filter_map(|&i| prepared[i].date)
+        .max()
+        .or_else(|| members.iter().filter_map(|&i| prepared[i].date).max());
     // Shown: a short value if there is one (the most reliable), else the
     // sentence with the fewest key tokens and old values, the one most
     // about the value (a fleet figure that mentions the round in passing
@@ -550,18 +576,25 @@ fn resolve(field: Field, clusters: Vec<Evaluated>) -> MergedField {
             .unwrap_or(0);
         (best, Outcome::Unresolved)
     } else if field.time_sensitive() {
-        // The newest strong value; among equally new, the most confident
-        // (earlier in the order).
+        // The newest strong value; among equally new, one still holding,
+        // then the most confident (earlier in the order).
         let newest = strong
             .iter()
             .copied()
-            .max_by(|&a, &b| clusters[a].date.cmp(&clusters[b].date).then(b.cmp(&a)))
+            .max_by(|&a, &b| {
+                clusters[a]
+                    .date
+                    .cmp(&clusters[b].date)
+                    .then(clusters[b].superseded.cmp(&clusters[a].superseded))
+                    .then(b.cmp(&a))
+            })
             .unwrap_or(0);
         (newest, Outcome::AcceptedOne)
     } else {
         (strong[0], Outcome::AcceptedOne)
     };
     let winner_date = clusters[winner].date;
+    let winner_superseded = clusters[winner].superseded;
     let winner_weak = clusters[winner].cluster.confidence < WEAK;
     let mut history = Vec::new();
     let mut conflicts = Vec::new();
@@ -570,7 +603,7 @@ fn resolve(field: Field, clusters: Vec<Evaluated>) -> MergedField {
     let mut same_period_strong = 0;
     for (i, e) in clusters.into_iter().enumerate() {
         let keyed = e.keyed || !any_keyed;
-        let (mut c, date) = (e.cluster, e.date);
+        let (mut c, date, superseded) = (e.cluster, e.date, e.superseded);
         if i == winner {
             current = Some(c);
             continue;
@@ -586,6 +619,14 @@ fn resolve(field: Field, clusters: Vec<Evaluated>) -> MergedField {
             ClusterStatus::RejectedWeak
         } else if outcome_if_clean == Outcome::Unresolved {
             ClusterStatus::Contested
+        } else if field.time_sensitive()
+            && superseded
+            && !winner_superseded
+            && !matches!((date, winner_date), (Some(d), Some(w)) if d > w)
+        {
+            // Its own words say it held before ("earlier releases were
+            // ..."): history, not a rival of the value that holds now.
+            ClusterStatus::TimeSeparated
         } else if field.time_sensitive() && is_strong && same_period(date, winner_date) {
             same_period_strong += 1;
             ClusterStatus::Unresolved
@@ -765,6 +806,70 @@ mod tests {
         let merged = merge(items, &HashMap::new(), &opts());
         assert_eq!(merged.len(), 1, "{merged:#?}");
         merged.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_sentence_saying_its_value_no_longer_holds_is_history_beside_the_current_one() {
+        let page = "https://quillstore.example/docs/licensing";
+        let mut opts = MergeOptions::new(day("2026-11-01"), Some("Quillstore"));
+        opts.aspects = vec!["Quillstore licence".into()];
+        let items = [
+            item(
+                "e1",
+                "Quillstore licence",
+                "Earlier releases, up to and including Quillstore 4.9, were distributed under the Apache License 2.0 and remain available under that licence.",
+                page,
+                SourceType::Official,
+                "2026-03-01",
+                0.9,
+            ),
+            item(
+                "e2",
+                "Quillstore licence",
+                "Quillstore is distributed under the Business Source License 1.1 since Quillstore 5.0.",
+                page,
+                SourceType::Official,
+                "2026-03-01",
+                0.9,
+            ),
+            item(
+                "e3",
+                "Quillstore licence",
+                "Quillstore is free software under the Apache License 2.0.",
+                "https://devblog.example/2024/quillstore",
+                SourceType::Blog,
+                "2024-03-11",
+                0.7,
+            ),
+        ];
+        let merged = merge(&items, &HashMap::new(), &opts);
+        let m = merged
+            .iter()
+            .find(|m| m.label == "Quillstore licence")
+            .expect("the licence field");
+        assert!(m.value.contains("Business Source License"), "{m:#?}");
+        assert!(
+            m.history.iter().any(|h| h.value.contains("Earlier releases")),
+            "{m:#?}"
+        );
+        assert!(
+            !m.conflicts.iter().any(|c| c.value.contains("Earlier releases")),
+            "{m:#?}"
+        );
+    }
+
+    #[test]
+    fn an_aspect_spoken_of_in_its_own_words_is_relevant() {
+        assert!(speaks_of(
+            Field::Capacity,
+            "Quillstore write throughput",
+            "In our test, Quillstore 5.1 sustained 182,000 writes per second."
+        ));
+        assert!(!speaks_of(
+            Field::Capacity,
+            "Quillstore write throughput",
+            "Quillstore is distributed under the Business Source License."
+        ));
     }
 
     #[test]

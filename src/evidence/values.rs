@@ -1072,6 +1072,34 @@ const CONTINUING_CUES: &[&str] = &[
     "have",
 ];
 
+/// Words that say a value had stopped holding when the page was written,
+/// even though the sentence names no date: "Earlier releases were
+/// distributed under the Apache License".
+const SUPERSEDED_CUES: &[&str] = &[
+    "earlier",
+    "formerly",
+    "previously",
+    "originally",
+    "used to",
+    "no longer",
+    "prior to",
+];
+/// Words that place a sentence in the present however it starts: "who
+/// previously led Y, is now chief executive".
+const PRESENT_CUES: &[&str] = &["now", "currently", "still", "since", "today", "presently"];
+
+/// Whether a sentence value says it no longer holds (an earlier licence, a
+/// former price) without saying until when: it is history beside a value
+/// of the same page that holds now.
+pub fn says_superseded(value: &str) -> bool {
+    if !is_sentence(value) {
+        return false;
+    }
+    let normalized = normalize_value(value);
+    let has = |cues: &[&str]| cues.iter().any(|c| find_word(&normalized, 0, c).is_some());
+    has(SUPERSEDED_CUES) && !has(PRESENT_CUES)
+}
+
 /// When a sentence value says it held; `None` when the sentence names no
 /// usable date or says the value still holds (the page's date applies).
 pub fn sentence_date(value: &str, today: NaiveDate) -> Option<NaiveDate> {
@@ -1122,6 +1150,24 @@ pub fn sentence_date(value: &str, today: NaiveDate) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_says_when_its_value_no_longer_holds() {
+        assert!(says_superseded(
+            "Earlier releases, up to and including Quillstore 4.9, were distributed under the Apache License 2.0."
+        ));
+        assert!(says_superseded("The company was formerly known as Padma Payments Limited."));
+        assert!(says_superseded("The fee no longer applies to domestic cards in any plan."));
+        // The present wins: the sentence is about what holds now.
+        assert!(!says_superseded(
+            "Asha Menon, who previously led operations, is now chief executive."
+        ));
+        assert!(!says_superseded(
+            "Quillstore is distributed under the Business Source License 1.1 since Quillstore 5.0."
+        ));
+        // A short value is not a sentence.
+        assert!(!says_superseded("formerly Apache"));
+    }
 
     fn keys(value: &str, field: Field) -> BTreeSet<String> {
         key_tokens(value, field, &entity_tokens(Some("Halden Freight")))

@@ -346,6 +346,99 @@ pub(super) fn stemmer() -> Stemmer {
     Stemmer::create(Algorithm::English)
 }
 
+/// British spellings that differ from American ones in a part of the word:
+/// the British part, the American part, and whether the part may sit
+/// anywhere in the word (a stem: "licenc" in "licensing") or only at its
+/// end ("yse" in "analyse").
+const SPELLING_PARTS: &[(&str, &str, bool)] = &[
+    ("licenc", "licens", true),
+    ("defenc", "defens", true),
+    ("offenc", "offens", true),
+    ("pretenc", "pretens", true),
+    ("isation", "ization", true),
+    ("yse", "yze", false),
+    ("ysed", "yzed", false),
+    ("ysing", "yzing", false),
+];
+/// Whole British words whose American form is not a regular ending.
+const SPELLING_WORDS: &[(&str, &str)] = &[
+    ("centre", "center"),
+    ("centres", "centers"),
+    ("metre", "meter"),
+    ("metres", "meters"),
+    ("litre", "liter"),
+    ("litres", "liters"),
+    ("colour", "color"),
+    ("colours", "colors"),
+    ("behaviour", "behavior"),
+    ("behaviours", "behaviors"),
+    ("favour", "favor"),
+    ("labour", "labor"),
+    ("neighbour", "neighbor"),
+    ("neighbours", "neighbors"),
+    ("catalogue", "catalog"),
+    ("programme", "program"),
+    ("programmes", "programs"),
+    ("cancelled", "canceled"),
+    ("modelling", "modeling"),
+    ("travelling", "traveling"),
+    ("authorise", "authorize"),
+    ("authorised", "authorized"),
+    ("organise", "organize"),
+    ("organised", "organized"),
+    ("recognise", "recognize"),
+    ("recognised", "recognized"),
+    ("standardise", "standardize"),
+    ("standardised", "standardized"),
+    ("optimise", "optimize"),
+    ("optimised", "optimized"),
+    ("minimise", "minimize"),
+    ("maximise", "maximize"),
+];
+
+/// The other spelling of a lower-case word, British for American and
+/// American for British ("licence" and "license", "authorisation" and
+/// "authorization"), when it has one we know.
+pub(super) fn other_spelling(word: &str) -> Option<String> {
+    for (gb, us) in SPELLING_WORDS {
+        if *gb == word {
+            return Some((*us).to_string());
+        }
+        if *us == word {
+            return Some((*gb).to_string());
+        }
+    }
+    for (gb, us, anywhere) in SPELLING_PARTS {
+        for (from, to) in [(gb, us), (us, gb)] {
+            if let Some(at) = word.find(from)
+                && (*anywhere || at + from.len() == word.len())
+            {
+                return Some(format!("{}{}{}", &word[..at], to, &word[at + from.len()..]));
+            }
+        }
+    }
+    None
+}
+
+/// One spelling for a word or stem: the American one where we know a
+/// British form ("licenc" and "licens" are one term). A sentence that uses
+/// both spellings says the term once.
+pub(super) fn spelling_key(word: &str) -> String {
+    for (gb, us) in SPELLING_WORDS {
+        if *gb == word {
+            return (*us).to_string();
+        }
+    }
+    for (gb, us, anywhere) in SPELLING_PARTS {
+        if let Some(at) = word.find(gb)
+            && (*anywhere || at + gb.len() == word.len())
+        {
+            return format!("{}{}{}", &word[..at], us, &word[at + gb.len()..]);
+        }
+    }
+    word.to_string()
+}
+
 pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !(c.is_alphanumeric() || c == '-'))
         .filter(|w| !w.is_empty())
@@ -422,9 +515,12 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
     let aspect_words: Vec<String> = words(aspect)
         .filter(|w| !STOP.contains(&w.as_str()) && w.len() > 2)
         .collect();
+    // The aspect's own words in both spellings: "licence" finds "License".
     let mut stems: BTreeSet<String> = aspect_words
         .iter()
-        .map(|w| st.stem(w).into_owned())
+        .flat_map(|w| [Some(w.clone()), other_spelling(w)])
+        .flatten()
+        .map(|w| st.stem(&w).into_owned())
         .collect();
     let mut phrases = Vec::new();
     let mut values = Vec::new();
@@ -492,6 +588,29 @@ pub(super) fn expansion_words(aspect: &str) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn aspect_words_match_both_spellings() {
+        for (gb, us) in [
+            ("licence", "license"),
+            ("licences", "licenses"),
+            ("licencing", "licensing"),
+            ("authorisation", "authorization"),
+            ("analysed", "analyzed"),
+            ("centre", "center"),
+            ("behaviour", "behavior"),
+        ] {
+            assert_eq!(other_spelling(gb).as_deref(), Some(us), "{gb}");
+            assert_eq!(other_spelling(us).as_deref(), Some(gb), "{us}");
+        }
+        assert_eq!(other_spelling("analyses"), None);
+        assert_eq!(other_spelling("throughput"), None);
+        let st = stemmer();
+        let terms = terms_for("Quillstore licence", false);
+        assert!(terms.stems.contains(st.stem("license").as_ref()));
+        assert_eq!(spelling_key(&st.stem("licence")), spelling_key(&st.stem("license")));
+    }
+
     use super::*;
 
     #[test]

@@ -3,7 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::lexicon::{ValueKind, has_value, names_only_prereleases, stemmer, terms_for, words};
+use super::lexicon::{
+    ValueKind, has_value, names_only_prereleases, spelling_key, stemmer, terms_for, words,
+};
 use super::research::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
 use crate::evidence::{quotes, sentences};
@@ -260,21 +262,28 @@ pub(super) fn extract(
     // Sentence frequency of each term over everything read: a term in every
     // sentence ("merchant" on a payments site) says little about the aspect.
     let mut n_sentences = 0usize;
-    let mut df: HashMap<&str, usize> = HashMap::new();
+    // Both spellings of a term are one term ([`spelling_key`]).
+    let mut df: HashMap<String, usize> = HashMap::new();
     for url in order {
         for s in sentences::split(&pages[url].text) {
             n_sentences += 1;
             let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
             let lower = s.to_lowercase();
-            for t in terms.stems.iter().filter(|t| stems.contains(*t)) {
-                *df.entry(t.as_str()).or_default() += 1;
+            let keys: BTreeSet<String> = terms
+                .stems
+                .iter()
+                .filter(|t| stems.contains(*t))
+                .map(|t| spelling_key(t))
+                .collect();
+            for k in keys {
+                *df.entry(k).or_default() += 1;
             }
             for ph in terms
                 .phrases
                 .iter()
                 .filter(|ph| lower.contains(ph.as_str()))
             {
-                *df.entry(ph.as_str()).or_default() += 1;
+                *df.entry(ph.clone()).or_default() += 1;
             }
         }
     }
@@ -322,19 +331,21 @@ pub(super) fn extract(
             }
             let lower = s.to_lowercase();
             let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
-            let hits: f64 = terms
+            // Each term counts once, whatever spellings the sentence uses
+            // ("License ... that licence" is one mention of a licence).
+            let by_term: BTreeSet<String> = terms
                 .stems
                 .iter()
                 .filter(|t| stems.contains(*t))
-                .map(|t| weight(t))
-                .chain(
-                    terms
-                        .phrases
-                        .iter()
-                        .filter(|ph| lower.contains(ph.as_str()))
-                        .map(|ph| weight(ph)),
-                )
-                .sum();
+                .map(|t| spelling_key(t))
+                .collect();
+            let hits: f64 = by_term.iter().map(|k| weight(k)).sum::<f64>()
+                + terms
+                    .phrases
+                    .iter()
+                    .filter(|ph| lower.contains(ph.as_str()))
+                    .map(|ph| weight(ph))
+                    .sum::<f64>();
             if hits == 0.0 {
                 continue;
             }

@@ -459,6 +459,9 @@ const KEYWORDS: &[(Field, Keywords)] = &[
             "aircraft",
             "warehouse*",
             "throughput",
+            "per second",
+            "per minute",
+            "per hour",
             "volume*",
             "branches",
             "footprint",
@@ -514,32 +517,6 @@ pub fn mentions(field: Field, text: &str) -> bool {
         .iter()
         .filter(|(f, _)| *f == field)
         .any(|(_, keywords)| keywords.iter().any(|k| matches_keyword(&words, k)))
-}
-
-/// Whether a text speaks of an aspect in the aspect's own words: one of
-/// the label's common (lower-case, non-function) words of four letters or
-/// more begins a word of the text ("write throughput" is spoken of by "182,000
-/// writes per second"). Names in the label (the compared items, the
-/// subject) do not count: every sentence about the subject has them.
-pub fn mentions_label(label: &str, text: &str) -> bool {
-    const FUNCTION_WORDS: &[&str] = &[
-        "what", "which", "when", "where", "does", "they", "them", "their", "there", "with",
-        "from", "that", "this", "have", "about", "into", "over", "many", "much", "compare",
-        "compared", "comparison", "between", "each", "other", "versus", "against", "were",
-        "been", "will", "would", "should", "could", "must", "make",
-    ];
-    let own: Vec<String> = label
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 4 && w.chars().all(|c| !c.is_uppercase()))
-        .map(str::to_lowercase)
-        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
-        .collect();
-    if own.is_empty() {
-        return false;
-    }
-    words(text)
-        .iter()
-        .any(|w| own.iter().any(|o| w.starts_with(o.as_str())))
 }
 
 /// Maps a field name, an aspect of a research plan or a claim label
@@ -679,16 +656,6 @@ impl FieldKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_aspect_label_is_spoken_of_by_its_common_words_not_its_names() {
-        assert!(mentions_label("Quillstore write throughput", "It sustained 182,000 writes per second."));
-        assert!(mentions_label("maximum value size", "The maximum value is 2 GiB."));
-        // The compared item's name alone does not make a sentence relevant.
-        assert!(!mentions_label("Quillstore licence", "Quillstore handles 400,000 writes per second."));
-        // A label of function words and names only has nothing to match.
-        assert!(!mentions_label("What does Brinewood", "What does Brinewood do?"));
-    }
 
     #[test]
     fn aspects_become_fields() {

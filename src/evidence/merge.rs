@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::fields::{Field, FieldKey, FieldKeys, HIGH_STAKES_CAP, mentions, mentions_label};
+use super::fields::{Field, FieldKey, FieldKeys, HIGH_STAKES_CAP, mentions};
 use super::score::claim_date;
 use super::values::{self, entity_tokens, key_tokens, normalize_value, same_value};
 use super::{EvidenceItem, SourceType};
@@ -251,8 +251,8 @@ pub fn merge(
     }
     let mut out = Vec::new();
     for (_, (key, items)) in by_key {
-        for (scope, group) in subtopics(key.field, &key.label, &items) {
-            if let Some(mut m) = merge_field(key.field, &key.label, &group, origins, opts) {
+        for (scope, group) in subtopics(key.field, &items) {
+            if let Some(mut m) = merge_field(key.field, &group, origins, opts) {
                 if scope.is_empty() {
                     m.key = key.key.clone();
                     m.label = key.label.clone();
@@ -274,18 +274,14 @@ pub fn merge(
 /// comes first with an empty name, joined by the values that have no scope
 /// and state the same kind of quantity or none; then one group per other
 /// sub-topic, named by its scope or its kind of quantity.
-fn subtopics<'a>(
-    field: Field,
-    label: &str,
-    items: &[&'a EvidenceItem],
-) -> Vec<(String, Vec<&'a EvidenceItem>)> {
+fn subtopics<'a>(field: Field, items: &[&'a EvidenceItem]) -> Vec<(String, Vec<&'a EvidenceItem>)> {
     let mut groups: BTreeMap<(String, &'static str), Vec<&EvidenceItem>> = BTreeMap::new();
     let mut off_field = Vec::new();
     for item in items {
         let (v, s) = (&item.claim.value, &item.claim.snippet);
         // A sentence that does not speak of the field has no sub-topic in
         // it: it joins the main group, where it names no value.
-        if values::is_sentence(v) && !speaks_of(field, label, v) {
+        if values::is_sentence(v) && !mentions(field, v) {
             off_field.push(*item);
             continue;
         }
@@ -350,17 +346,9 @@ fn subtopics<'a>(
     out
 }
 
-/// Whether a text speaks of a field: in the field's vocabulary or in the
-/// words of the aspect it was filed under.
-fn speaks_of(field: Field, label: &str, text: &str) -> bool {
-    mentions(field, text) || mentions_label(label, text)
-}
-
-/// Merges the evidence of one field (filed under the aspect `label`);
-/// `None` when there is none.
+/// Merges the evidence of one field; `None` when there is none.
 pub fn merge_field(
     field: Field,
-    label: &str,
     items: &[&EvidenceItem],
     origins: &HashMap<String, String>,
     opts: &MergeOptions,
@@ -436,7 +424,7 @@ pub fn merge_field(
             // files whatever it quotes under the aspect it was asked about.
             let relevant = members.iter().any(|&i| {
                 let v = &prepared[i].item.claim.value;
-                !values::is_sentence(v) || speaks_of(field, label, v)
+                !values::is_sentence(v) || mentions(field, v)
             });
             Evaluated {
                 cluster,
@@ -849,26 +837,24 @@ mod tests {
             .expect("the licence field");
         assert!(m.value.contains("Business Source License"), "{m:#?}");
         assert!(
-            m.history.iter().any(|h| h.value.contains("Earlier releases")),
+            m.history
+                .iter()
+                .any(|h| h.value.contains("Earlier releases")),
             "{m:#?}"
         );
         assert!(
-            !m.conflicts.iter().any(|c| c.value.contains("Earlier releases")),
+            !m.conflicts
+                .iter()
+                .any(|c| c.value.contains("Earlier releases")),
             "{m:#?}"
         );
     }
 
     #[test]
-    fn an_aspect_spoken_of_in_its_own_words_is_relevant() {
-        assert!(speaks_of(
+    fn a_rate_per_second_speaks_of_throughput() {
+        assert!(mentions(
             Field::Capacity,
-            "Quillstore write throughput",
             "In our test, Quillstore 5.1 sustained 182,000 writes per second."
-        ));
-        assert!(!speaks_of(
-            Field::Capacity,
-            "Quillstore write throughput",
-            "Quillstore is distributed under the Business Source License."
         ));
     }
 

@@ -1156,8 +1156,12 @@ mod tests {
         assert!(says_superseded(
             "Earlier releases, up to and including Quillstore 4.9, were distributed under the Apache License 2.0."
         ));
-        assert!(says_superseded("The company was formerly known as Padma Payments Limited."));
-        assert!(says_superseded("The fee no longer applies to domestic cards in any plan."));
+        assert!(says_superseded(
+            "The company was formerly known as Padma Payments Limited."
+        ));
+        assert!(says_superseded(
+            "The fee no longer applies to domestic cards in any plan."
+        ));
         // The present wins: the sentence is about what holds now.
         assert!(!says_superseded(
             "Asha Menon, who previously led operations, is now chief executive."

@@ -608,7 +608,10 @@ mod tests {
         let st = stemmer();
         let terms = terms_for("Quillstore licence", false);
         assert!(terms.stems.contains(st.stem("license").as_ref()));
-        assert_eq!(spelling_key(&st.stem("licence")), spelling_key(&st.stem("license")));
+        assert_eq!(
+            spelling_key(&st.stem("licence")),
+            spelling_key(&st.stem("license"))
+        );
     }
 
     use super::*;

@@ -170,22 +170,34 @@ fn scripted_eval(sb: &Sandbox, base: &str, gold: &str) -> (Option<i32>, Value) {
 fn gold_sets_score_fully_with_a_scripted_model_over_http() {
     let rt = runtime();
     let (base, counts) = serve(&rt);
-    for gold in [
-        "tests/gold/padmapay.gold.json",
-        "tests/gold/halden.gold.json",
+    // The due-diligence sets meet every threshold; the independent sets of
+    // other question kinds answer every field (their history and conflict
+    // recall are below their thresholds offline too, so eval exits 1).
+    for (gold, all_metrics) in [
+        ("tests/gold/padmapay.gold.json", true),
+        ("tests/gold/halden.gold.json", true),
+        ("tests/gold/curbspec.gold.json", false),
+        ("tests/gold/kvcompare.gold.json", false),
+        ("tests/gold/lanholm.gold.json", false),
+        ("tests/gold/calmread.gold.json", false),
     ] {
         let sb = Sandbox::new();
         let before = counts.requests.load(Ordering::SeqCst);
         let (code, v) = scripted_eval(&sb, &base, gold);
-        assert_eq!(code, Some(0), "{gold}: {v}");
         let case = &v["cases"][0];
-        for metric in [
-            "field_accuracy",
-            "history_recall",
-            "citation_support",
-            "conflict_recall",
-        ] {
-            assert_eq!(case[metric], 1.0, "{gold}: {metric}: {case}");
+        let metrics: &[&str] = if all_metrics {
+            assert_eq!(code, Some(0), "{gold}: {v}");
+            &[
+                "field_accuracy",
+                "history_recall",
+                "citation_support",
+                "conflict_recall",
+            ]
+        } else {
+            &["field_accuracy", "citation_support"]
+        };
+        for metric in metrics {
+            assert_eq!(case[*metric], 1.0, "{gold}: {metric}: {case}");
         }
         assert_eq!(case["forbidden_found"].as_array().unwrap().len(), 0);
         assert!(
@@ -214,6 +226,8 @@ fn tokens_per_verified_finding() {
         "tests/gold/halden.gold.json",
         "tests/gold/curbspec.gold.json",
         "tests/gold/kvcompare.gold.json",
+        "tests/gold/lanholm.gold.json",
+        "tests/gold/calmread.gold.json",
     ] {
         let sb = Sandbox::new();
         let (r0, c0) = (

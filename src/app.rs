@@ -498,7 +498,7 @@ pub fn prepare_resume(
     }
     let records = checkpoint::recover_file(&dir.join("records.jsonl"))
         .map_err(|e| fail("records.jsonl", e))?;
-    let replay = Replay::from_lines(&records.lines);
+    let replay = Replay::from_lines(&records.lines).with_source_numbers(&events.lines);
     let start = replay.start().cloned().ok_or_else(|| {
         SetupError::Failure(format!(
             "run {} has no start record (it was made by an older dra, or stopped before its first step); it cannot be resumed: ask again",

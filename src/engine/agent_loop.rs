@@ -123,7 +123,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                             questions: questions.clone(),
                         },
                     );
-                    if let Some(answers) = answers_for(&cx, &questions) {
+                    if let Some(answers) = answers_for(&cx, &questions).await {
                         messages.push(Message::assistant(response.content.clone(), vec![]));
                         messages.push(Message::user(tools::answers_message(
                             &tools::clarify::pair_answers(&questions, &answers),
@@ -169,7 +169,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         }
         if let Some(Deliverable::Clarification(questions)) = &delivered
             && is_main
-            && let Some(answers) = answers_for(&cx, questions)
+            && let Some(answers) = answers_for(&cx, questions).await
         {
             messages.push(Message::user(tools::answers_message(
                 &tools::clarify::pair_answers(questions, &answers),
@@ -201,7 +201,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
 /// Answers to a clarification, if the run has them: given in an earlier
 /// invocation (replayed), or waiting from `--answer`/`--answers` (then an
 /// event and a record). `None` ends the run awaiting the user.
-fn answers_for(cx: &AgentCx, questions: &[String]) -> Option<Vec<String>> {
+async fn answers_for(cx: &AgentCx, questions: &[String]) -> Option<Vec<String>> {
     let run = &cx.run;
     if let Some(replay) = run.replay.as_deref()
         && let Some(answers) = replay.answers(&cx.agent, questions)
@@ -223,11 +223,13 @@ fn answers_for(cx: &AgentCx, questions: &[String]) -> Option<Vec<String>> {
             answers: tools::clarify::pair_answers(questions, &answers),
         },
     );
-    run.emitter.record(Record::ClarificationAnswers {
-        agent: cx.agent.clone(),
-        questions: questions.to_vec(),
-        answers: answers.clone(),
-    });
+    run.emitter
+        .record(Record::ClarificationAnswers {
+            agent: cx.agent.clone(),
+            questions: questions.to_vec(),
+            answers: answers.clone(),
+        })
+        .await;
     Some(answers)
 }
 
@@ -357,13 +359,15 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
     }
     // The checkpoint (a replayed call is recorded already).
     if !replayed {
-        run.emitter.record(Record::ModelCall {
-            agent: cx.agent.clone(),
-            index,
-            request_digest,
-            model: response.model.clone(),
-            response: serde_json::to_value(&response).unwrap_or(json!(null)),
-        });
+        run.emitter
+            .record(Record::ModelCall {
+                agent: cx.agent.clone(),
+                index,
+                request_digest,
+                model: response.model.clone(),
+                response: serde_json::to_value(&response).unwrap_or(json!(null)),
+            })
+            .await;
     }
     Ok(response)
 }
@@ -467,14 +471,16 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
     );
     // The checkpoint (a replayed result is recorded already).
     if !replayed {
-        run.emitter.record(Record::ToolResult {
-            agent: cx.agent.clone(),
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            args: call.arguments.clone(),
-            ok: out.ok,
-            result: out.content.clone(),
-        });
+        run.emitter
+            .record(Record::ToolResult {
+                agent: cx.agent.clone(),
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                args: call.arguments.clone(),
+                ok: out.ok,
+                result: out.content.clone(),
+            })
+            .await;
     }
     out
 }

@@ -105,8 +105,9 @@ impl Emitter {
         );
     }
 
-    pub fn record(&self, record: Record) {
-        self.recorder.record(record);
+    /// Writes a checkpoint record; returns once it is on disk.
+    pub async fn record(&self, record: Record) {
+        self.recorder.record(record).await;
     }
 }
 
@@ -271,7 +272,13 @@ impl RunCtx {
             models: init.models,
             search: init.search,
             fetcher: init.fetcher,
-            pages: PageStore::default(),
+            pages: {
+                let pages = PageStore::default();
+                if let Some(r) = &init.replay {
+                    pages.keep_numbers(r.source_numbers().iter().cloned());
+                }
+                pages
+            },
             budget: init.budget,
             cancel: Cancel::default(),
             meter: Meter::default(),

@@ -84,11 +84,13 @@ pub(super) async fn engine_task(
         answers: config.answers.clone(),
     }));
     if config.resume.is_none() {
-        ctx.emitter.record(crate::store::Record::Start {
-            inputs: config.inputs.clone(),
-            spotlight: ctx.spotlight.clone(),
-            today: ctx.today.clone(),
-        });
+        ctx.emitter
+            .record(crate::store::Record::Start {
+                inputs: config.inputs.clone(),
+                spotlight: ctx.spotlight.clone(),
+                today: ctx.today.clone(),
+            })
+            .await;
     }
     let memory_readable = memory_problem.is_none();
     // Ops keep flowing while the run works: Interrupt cancels it.
@@ -467,9 +469,7 @@ async fn run_one(
     let markdown = report::gaps::amend(&markdown, &gap_notes(ctx, stopped, reason));
 
     let pages = ctx.pages.pages();
-    let numbered: Vec<_> = (1..=ctx.pages.source_count())
-        .filter_map(|n| ctx.pages.by_number(n))
-        .collect();
+    let numbered = ctx.pages.numbered_pages();
     let mut footer = match ctx.mode {
         RunMode::Offline => format!(
             "Offline run: dra's deterministic extractive model (no language model) researched {}. Every quote is a verbatim sentence of its source.",
@@ -548,9 +548,8 @@ async fn run_one(
     // renumbers by first citation. This maps one to the other.
     let mapping = numbered
         .iter()
-        .enumerate()
-        .map(|(i, p)| SourceNumber {
-            index: i + 1,
+        .map(|(n, p)| SourceNumber {
+            index: *n,
             report: fin.sources.iter().find(|s| s.url == p.url).map(|s| s.index),
             url: p.url.clone(),
         })

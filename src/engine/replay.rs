@@ -50,6 +50,8 @@ pub struct Replay {
     replayed_calls: AtomicU64,
     start: Option<StartRecord>,
     unreadable: usize,
+    /// Source numbers the earlier invocations gave (URL, number).
+    source_numbers: Vec<(String, usize)>,
 }
 
 /// The run's first record.
@@ -153,6 +155,26 @@ impl Replay {
         }
         r.recorded_agents = remaining;
         r
+    }
+
+    /// Keeps the source numbers the earlier invocations gave, read from
+    /// their `source` events: a page gets its number again whatever order
+    /// parallel sub-researchers read in this time.
+    pub fn with_source_numbers(mut self, events: &[Value]) -> Replay {
+        self.source_numbers = events
+            .iter()
+            .filter(|e| e["type"] == "source")
+            .filter_map(|e| {
+                let url = e["url"].as_str()?.to_string();
+                let n = usize::try_from(e["index"].as_u64()?).ok()?;
+                Some((url, n))
+            })
+            .collect();
+        self
+    }
+
+    pub fn source_numbers(&self) -> &[(String, usize)] {
+        &self.source_numbers
     }
 
     pub fn start(&self) -> Option<&StartRecord> {
@@ -266,11 +288,13 @@ impl SearchBackend for RecordedSearch {
             return r;
         }
         let result = self.inner.search(query, max_results).await;
-        self.emitter.record(Record::Search {
-            query: query.to_string(),
-            max_results,
-            result: result.clone(),
-        });
+        self.emitter
+            .record(Record::Search {
+                query: query.to_string(),
+                max_results,
+                result: result.clone(),
+            })
+            .await;
         result
     }
 }
@@ -289,10 +313,12 @@ impl Fetcher for RecordedFetch {
             return r;
         }
         let result = self.inner.fetch(url).await;
-        self.emitter.record(Record::Fetch {
-            url: url.to_string(),
-            result: result.clone(),
-        });
+        self.emitter
+            .record(Record::Fetch {
+                url: url.to_string(),
+                result: result.clone(),
+            })
+            .await;
         result
     }
 }

@@ -1,8 +1,11 @@
 //! The page store and the mechanical numbering of sources. Every page read
 //! is stored (cleaned, judged); accepted pages get a number in order of
 //! first read. The report is renumbered later in order of first citation.
+//! A resumed run keeps the numbers the earlier invocations gave
+//! ([`PageStore::keep_numbers`]): parallel sub-researchers may read in
+//! another order, and a page view with another number is another request.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
 use crate::document::{normalize_url, sanitize_line, sanitize_text};
@@ -15,8 +18,34 @@ struct Inner {
     pages: Vec<Page>,
     by_url: HashMap<String, usize>,
     /// Source number (1-based) → page index, accepted pages only.
-    numbered: Vec<usize>,
+    numbered: BTreeMap<usize, usize>,
+    /// Numbers given by an earlier invocation of this run (normalised URL →
+    /// number), kept for those pages and skipped for the others.
+    kept: HashMap<String, usize>,
     evidence: Vec<EvidenceItem>,
+}
+
+impl Inner {
+    fn number_of(&self, page: usize) -> Option<usize> {
+        self.numbered
+            .iter()
+            .find(|&(_, &p)| p == page)
+            .map(|(&n, _)| n)
+    }
+
+    /// The number for a newly accepted page: its kept one, else the lowest
+    /// number neither used nor kept for another page.
+    fn next_number(&self, key: &str) -> usize {
+        if let Some(&n) = self.kept.get(key)
+            && !self.numbered.contains_key(&n)
+        {
+            return n;
+        }
+        let kept: std::collections::HashSet<usize> = self.kept.values().copied().collect();
+        (1..)
+            .find(|n| !self.numbered.contains_key(n) && !kept.contains(n))
+            .unwrap_or(usize::MAX)
+    }
 }
 
 #[derive(Default)]
@@ -39,6 +68,15 @@ impl PageStore {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Keeps the source numbers an earlier invocation of the run gave
+    /// (URL → number, from its `source` events).
+    pub fn keep_numbers(&self, numbers: impl IntoIterator<Item = (String, usize)>) {
+        let mut inner = self.lock();
+        for (url, n) in numbers {
+            inner.kept.insert(normalize_url(&url), n);
+        }
+    }
+
     /// Stores a judged page once per URL; a second read returns the first.
     pub fn insert(&self, mut page: Page) -> Stored {
         // What a page says reaches the model, rows and reports from here:
@@ -55,7 +93,7 @@ impl PageStore {
         let key = normalize_url(&page.url);
         if let Some(&i) = inner.by_url.get(&key) {
             let page = inner.pages[i].clone();
-            let number = inner.numbered.iter().position(|&p| p == i).map(|n| n + 1);
+            let number = inner.number_of(i);
             return Stored {
                 page,
                 number,
@@ -63,10 +101,11 @@ impl PageStore {
             };
         }
         let i = inner.pages.len();
-        inner.by_url.insert(key, i);
+        inner.by_url.insert(key.clone(), i);
         let number = if page.verdict == Verdict::Accepted {
-            inner.numbered.push(i);
-            Some(inner.numbered.len())
+            let n = inner.next_number(&key);
+            inner.numbered.insert(n, i);
+            Some(n)
         } else {
             None
         };
@@ -81,19 +120,35 @@ impl PageStore {
     pub fn get(&self, url: &str) -> Option<(Page, Option<usize>)> {
         let inner = self.lock();
         let &i = inner.by_url.get(&normalize_url(url))?;
-        let number = inner.numbered.iter().position(|&p| p == i).map(|n| n + 1);
+        let number = inner.number_of(i);
         Some((inner.pages[i].clone(), number))
     }
 
     /// The accepted page with this source number.
     pub fn by_number(&self, n: usize) -> Option<Page> {
         let inner = self.lock();
-        let &i = inner.numbered.get(n.checked_sub(1)?)?;
+        let &i = inner.numbered.get(&n)?;
         Some(inner.pages[i].clone())
     }
 
     pub fn source_count(&self) -> usize {
         self.lock().numbered.len()
+    }
+
+    /// The source numbers given, in order (contiguous from 1 unless a
+    /// resumed run kept a number for a page it has not read again).
+    pub fn numbers(&self) -> Vec<usize> {
+        self.lock().numbered.keys().copied().collect()
+    }
+
+    /// The numbered pages, by number.
+    pub fn numbered_pages(&self) -> Vec<(usize, Page)> {
+        let inner = self.lock();
+        inner
+            .numbered
+            .iter()
+            .map(|(&n, &i)| (n, inner.pages[i].clone()))
+            .collect()
     }
 
     pub fn pages(&self) -> Vec<Page> {

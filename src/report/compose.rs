@@ -707,25 +707,26 @@ fn comparison(
 }
 
 /// The final report: scrubbed, citations renumbered by first appearance
-/// (unknown ones dropped), the model's own source list replaced by ours,
+/// (unknown ones dropped), the model's own source list replaced by ours
+/// (`numbered`: the run's source numbers and their pages),
 /// security notes and a footer appended. `skipped` are pages not read
 /// because memory knows their domain (url, why): their notes survive memory.
 pub fn finalize(
     markdown: &str,
     pages: &[Page],
-    numbered: &[Page],
+    numbered: &[(usize, Page)],
     skipped: &[(String, String)],
     footer: &str,
 ) -> FinalReport {
     let scrubbed = hygiene::scrub(markdown);
     let (body, _, _) = citations::split_sources(&scrubbed.markdown);
-    let keep: BTreeSet<usize> = (1..=numbered.len()).collect();
+    let keep: BTreeSet<usize> = numbered.iter().map(|(n, _)| *n).collect();
     let (body, order) = citations::renumber(body.trim_end(), &keep);
     let sources: Vec<SourceEntry> = order
         .iter()
         .enumerate()
         .filter_map(|(i, &old)| {
-            let p = numbered.get(old - 1)?;
+            let (_, p) = numbered.iter().find(|(n, _)| *n == old)?;
             Some(SourceEntry {
                 index: i + 1,
                 url: crate::document::sanitize_line(&p.url).into_owned(),

@@ -67,7 +67,8 @@ pub enum Record {
 
 enum Msg {
     Event(Box<Event>),
-    Record(Box<Record>),
+    /// A record, and who waits until it is written.
+    Record(Box<Record>, tokio::sync::oneshot::Sender<()>),
     /// The front end is leaving without waiting (a second signal).
     Close {
         detail: String,
@@ -87,8 +88,16 @@ impl RecorderHandle {
         let _ = self.tx.send(Msg::Event(Box::new(event)));
     }
 
-    pub fn record(&self, record: Record) {
-        let _ = self.tx.send(Msg::Record(Box::new(record)));
+    /// Appends a record and returns once it is written (handed to the
+    /// operating system, so a SIGKILL right after cannot lose it): the run
+    /// takes its next step only after the checkpoint of this one.
+    pub async fn record(&self, record: Record) {
+        let (done, written) = tokio::sync::oneshot::channel();
+        if self.tx.send(Msg::Record(Box::new(record), done)).is_ok() {
+            // A writer that stopped (it failed, or the run is closing)
+            // drops the sender: nothing more to wait for.
+            let _ = written.await;
+        }
     }
 
     /// A handle that can end the record from outside the run, without
@@ -215,10 +224,11 @@ impl Recorder {
                         // A front end that went away does not stop the record.
                         let _ = out_tx.send(ev);
                     }
-                    Msg::Record(rec) => {
+                    Msg::Record(rec, done) => {
                         serde_json::to_writer(&mut records, &rec)?;
                         records.write_all(b"\n")?;
                         records.flush()?;
+                        let _ = done.send(());
                     }
                     Msg::Close { detail, done } => {
                         if !terminal && !closed {

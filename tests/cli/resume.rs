@@ -98,12 +98,55 @@ fn repeated(bodies: &[String]) -> Vec<(String, usize)> {
         .collect()
 }
 
-/// An uninterrupted run: its report, its model requests and its lines of
-/// events.jsonl.
-fn baseline() -> (String, usize, usize) {
+/// What an uninterrupted run produced.
+struct Baseline {
+    report: String,
+    requests: usize,
+    lines: usize,
+    evidence: Evidence,
+}
+
+/// The run's sources (by URL) and accepted findings (field, quote, URL):
+/// what parallel sub-researchers must reproduce, whatever order they ran in.
+#[derive(Debug, PartialEq)]
+struct Evidence {
+    sources: std::collections::BTreeSet<String>,
+    findings: std::collections::BTreeSet<(String, String, String)>,
+}
+
+fn evidence_of(dir: &Path) -> Evidence {
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+    };
+    let sources = read("sources.json")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["url"].as_str().unwrap().to_string())
+        .collect();
+    let findings = read("evidence.json")["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["accepted"] == true)
+        .map(|i| {
+            (
+                i["claim"]["field"].as_str().unwrap_or("").to_string(),
+                i["claim"]["value"].as_str().unwrap_or("").to_string(),
+                i["source"]["url"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    Evidence { sources, findings }
+}
+
+/// An uninterrupted run with `parallel` sub-researchers at a time.
+fn baseline(parallel: usize) -> Baseline {
     let server = online::start(Fault::None);
     let sb = Sandbox::new();
-    let out = run(ask_args(&mut dra_cmd(&sb, &server)));
+    let out = run(ask_args(
+        dra_cmd(&sb, &server).env("DRA_MAX_PARALLEL", parallel.to_string()),
+    ));
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(
         repeated(&server.request_bodies()).is_empty(),
@@ -114,11 +157,12 @@ fn baseline() -> (String, usize, usize) {
         .unwrap()
         .lines()
         .count();
-    (
-        std::fs::read_to_string(dir.join("report.md")).unwrap(),
-        server.count(),
+    Baseline {
+        report: std::fs::read_to_string(dir.join("report.md")).unwrap(),
+        requests: server.count(),
         lines,
-    )
+        evidence: evidence_of(&dir),
+    }
 }
 
 /// Where a run is killed.
@@ -130,13 +174,19 @@ enum Kill {
     AtEventLine(usize),
 }
 
-fn kill_then_resume(kill: Kill, expected_report: &str, baseline_requests: usize) {
+/// Kills a run at `kill`, resumes it, and checks it against the
+/// uninterrupted run: with one sub-researcher at a time the report is
+/// byte-identical; with more, the sources and findings are the same.
+fn kill_then_resume(kill: Kill, parallel: usize, expected: &Baseline) {
+    let baseline_requests = expected.requests;
     let server = online::start(Fault::Slow);
     let sb = Sandbox::new();
     if let Kill::DuringRequest(n) = kill {
         server.session.hang_at.store(n, Ordering::SeqCst);
     }
-    let mut child = ask_args(&mut dra_cmd(&sb, &server)).spawn().unwrap();
+    let mut child = ask_args(dra_cmd(&sb, &server).env("DRA_MAX_PARALLEL", parallel.to_string()))
+        .spawn()
+        .unwrap();
     let started = Instant::now();
     loop {
         assert!(
@@ -173,25 +223,51 @@ fn kill_then_resume(kill: Kill, expected_report: &str, baseline_requests: usize)
     );
     let requests_before = server.count();
 
-    let out = run(dra_cmd(&sb, &server).args(["--json", "resume", "--last"]));
+    let out = run(dra_cmd(&sb, &server)
+        .env("DRA_MAX_PARALLEL", parallel.to_string())
+        .args(["--json", "resume", "--last"]));
     assert_eq!(out.code, Some(0), "{kill:?}: {}", out.stderr);
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert_eq!(
-        report, expected_report,
-        "{kill:?}: the resumed report differs from an uninterrupted run's"
-    );
-    // No completed model call was made twice: only the one in flight at the
-    // kill (sent, but its answer never recorded) may repeat.
+    if parallel == 1 {
+        let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert_eq!(
+            report, expected.report,
+            "{kill:?}: the resumed report differs from an uninterrupted run's"
+        );
+    } else {
+        assert_eq!(
+            evidence_of(&dir),
+            expected.evidence,
+            "{kill:?}: the resumed run's sources and findings differ"
+        );
+    }
+    // No completed model call was made twice: only those in flight at the
+    // kill (sent, but their answers never recorded) may repeat.
     let reps = repeated(&server.request_bodies());
-    let allowed = 1;
+    let allowed = parallel;
     assert!(
         reps.len() <= allowed && reps.iter().all(|(_, c)| *c == 2),
         "{kill:?}: repeated requests {reps:?}"
     );
     assert!(
         server.count() <= baseline_requests + allowed,
-        "{kill:?}: {} requests in all, an uninterrupted run makes {baseline_requests}",
-        server.count()
+        "{kill:?}: {} requests in all, an uninterrupted run makes {baseline_requests}: {:?}",
+        server.count(),
+        server
+            .request_bodies()
+            .iter()
+            .map(|b| {
+                let v: Value = serde_json::from_str(b).unwrap_or_default();
+                let turn = v["messages"]
+                    .as_array()
+                    .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+                let who = match who(&v) {
+                    Who::Lead => "lead".to_string(),
+                    Who::Sub(a) => format!("sub:{a}"),
+                    Who::Extractor => "extractor".to_string(),
+                };
+                format!("{who}#{turn}")
+            })
+            .collect::<Vec<_>>()
     );
     assert!(server.count() >= requests_before);
     // One events.jsonl: seq strictly increasing, one run_resumed, one terminal status.
@@ -234,19 +310,36 @@ fn kill_then_resume(kill: Kill, expected_report: &str, baseline_requests: usize)
 
 #[test]
 fn runs_killed_at_seeded_points_resume_to_the_same_report_without_repaying() {
-    let (expected, requests, lines) = baseline();
+    let expected = baseline(1);
     // The session: lead (plan), lead (tasks), sub-1 x2 + extractor, sub-2 x2
     // + extractor, lead (report). Killed during every model request, and
     // between steps at a dozen points spread over the first four fifths of
     // the event log (the last lines come in one burst after the last reply).
-    let last_line = lines * 4 / 5;
-    let kills: Vec<Kill> = (1..=requests)
+    let last_line = expected.lines * 4 / 5;
+    let kills: Vec<Kill> = (1..=expected.requests)
         .map(Kill::DuringRequest)
         .chain((0..12).map(|i| Kill::AtEventLine(2 + i * (last_line - 2) / 11)))
         .collect();
     assert!(kills.len() >= 20, "{} kill points", kills.len());
     for kill in kills {
-        kill_then_resume(kill, &expected, requests);
+        kill_then_resume(kill, 1, &expected);
+    }
+}
+
+/// Two sub-researchers at once: killed during every model request (so
+/// also while the other one's request or fetch is in flight) and between
+/// steps, each resumed run holds the same sources and findings.
+#[test]
+fn parallel_runs_killed_at_seeded_points_resume_with_the_same_evidence() {
+    let expected = baseline(2);
+    assert!(!expected.evidence.findings.is_empty());
+    let last_line = expected.lines * 4 / 5;
+    let kills: Vec<Kill> = (1..=expected.requests)
+        .map(Kill::DuringRequest)
+        .chain((0..6).map(|i| Kill::AtEventLine(2 + i * (last_line - 2) / 5)))
+        .collect();
+    for kill in kills {
+        kill_then_resume(kill, 2, &expected);
     }
 }
 

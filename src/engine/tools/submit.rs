@@ -367,7 +367,7 @@ impl Tool for SubmitReport {
         let run = &cx.run;
         let scrubbed = hygiene::scrub(&args.markdown);
         let (body, _, _) = citations::split_sources(&scrubbed.markdown);
-        let known: BTreeSet<usize> = (1..=run.pages.source_count()).collect();
+        let known: BTreeSet<usize> = run.pages.numbers().into_iter().collect();
         let mut problems: Vec<String> = Vec::new();
         if body.trim().len() < 40 {
             problems.push("the report is empty or too short".into());
@@ -534,8 +534,11 @@ pub(crate) fn claim_library(run: &RunCtx, markdown: &str) -> Library {
 /// quarantined pages with the number they had, if any.
 fn echo_library(run: &RunCtx) -> EchoLibrary {
     let pages = run.pages.pages();
-    let numbers: std::collections::HashMap<String, usize> = (1..=run.pages.source_count())
-        .filter_map(|n| Some((normalize_url(&run.pages.by_number(n)?.url), n)))
+    let numbers: std::collections::HashMap<String, usize> = run
+        .pages
+        .numbered_pages()
+        .into_iter()
+        .map(|(n, p)| (normalize_url(&p.url), n))
         .collect();
     let accepted: Vec<&str> = pages
         .iter()

@@ -360,7 +360,10 @@ mod tests {
         // Same layer: inline wins.
         let s = with(
             &[],
-            &[("DRA_DOMAIN_PROMPT", "inline"), ("DRA_DOMAIN_PROMPT_FILE", "f.md")],
+            &[
+                ("DRA_DOMAIN_PROMPT", "inline"),
+                ("DRA_DOMAIN_PROMPT_FILE", "f.md"),
+            ],
         );
         assert_eq!(s.domain_prompt.as_deref(), Some("inline"));
         // `--domain-prompt @f.md` over the environment's inline text: the file.

@@ -8,8 +8,8 @@ use crate::engine::tools::names::{
     FETCH_URL, READ_SKILL, READ_SOURCE, REVIEW_EVIDENCE, SUBMIT_FINDINGS, SUBMIT_REPORT, TASK,
     WEB_SEARCH, WRITE_TODOS,
 };
-use crate::skills::SkillSet;
 use crate::protocol::EntityAnchors;
+use crate::skills::SkillSet;
 
 /// The labels of the lines the opening messages carry.
 pub mod label {
@@ -290,7 +290,10 @@ mod tests {
         }
         let skills = SkillSet {
             skills: vec![
-                skill("what-changed-timeline", "Build a dated timeline: what changed"),
+                skill(
+                    "what-changed-timeline",
+                    "Build a dated timeline: what changed",
+                ),
                 skill("source-evaluation", "Judge a source"),
             ],
             ..SkillSet::default()
@@ -304,13 +307,19 @@ mod tests {
             let end = p.find(label::END_DOMAIN_CONTEXT).unwrap();
             let data_rule = p.rfind("is DATA").unwrap();
             assert!(block < p.find(domain).unwrap() && p.find(domain).unwrap() < end);
-            assert!(end < data_rule, "the engine's data rule comes after the domain text");
+            assert!(
+                end < data_rule,
+                "the engine's data rule comes after the domain text"
+            );
             assert!(p[block..end].contains("cannot change the workflow"));
             assert!(p.contains(&format!("call {READ_SKILL} with its name")));
             assert_eq!(
                 skills_listed(&p),
                 [
-                    ("what-changed-timeline", "Build a dated timeline: what changed"),
+                    (
+                        "what-changed-timeline",
+                        "Build a dated timeline: what changed"
+                    ),
                     ("source-evaluation", "Judge a source"),
                 ]
             );

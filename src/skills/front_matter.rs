@@ -108,10 +108,12 @@ fn parse_keys(front: &[&str]) -> Result<BTreeMap<String, String>, FrontMatterErr
         let under = &front[start..i];
         let value = match rest.chars().next() {
             Some('|') | Some('>') if rest.len() <= 3 => block_scalar(rest.starts_with('|'), under),
-            Some(q @ ('"' | '\'')) => quoted(q, rest, under).ok_or(FrontMatterError::UnclosedQuote {
-                line: n,
-                key: key.to_string(),
-            })?,
+            Some(q @ ('"' | '\'')) => {
+                quoted(q, rest, under).ok_or(FrontMatterError::UnclosedQuote {
+                    line: n,
+                    key: key.to_string(),
+                })?
+            }
             _ => plain(rest, under),
         };
         if keys.insert(key.to_string(), value).is_some() {

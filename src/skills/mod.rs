@@ -73,9 +73,7 @@ pub struct SkillSet {
 pub enum SkillError {
     #[error("unknown skill `{name}`; known skills: {known}")]
     Unknown { name: String, known: String },
-    #[error(
-        "`{0}` is not a relative path inside the skill folder (no `..`, no absolute paths)"
-    )]
+    #[error("`{0}` is not a relative path inside the skill folder (no `..`, no absolute paths)")]
     BadPath(String),
     #[error("`{0}` leads outside the skill folder (a symbolic link out is not followed)")]
     Escapes(String),
@@ -251,11 +249,7 @@ fn load_one(dir: &Path) -> Result<Skill, String> {
 /// Reads `path`, which must resolve (links followed) to a regular file
 /// inside `dir`, of at most `cap` bytes, as UTF-8 text.
 fn read_confined(dir: &Path, path: &Path, cap: u64) -> Result<String, SkillError> {
-    let shown = path
-        .strip_prefix(dir)
-        .unwrap_or(path)
-        .display()
-        .to_string();
+    let shown = path.strip_prefix(dir).unwrap_or(path).display().to_string();
     let not_found = |why: String| SkillError::NotFound {
         file: shown.clone(),
         why,
@@ -377,9 +371,21 @@ mod tests {
         write(a.path(), ".hidden/SKILL.md", &skill_md("hidden", "h"));
         write(a.path(), "README.md", "not a skill");
         write(a.path(), "bad-name/SKILL.md", &skill_md("bad name!", "x"));
-        write(a.path(), "nodesc/SKILL.md", "---\nname: nodesc\n---\nbody\n");
-        write(b.path(), "again/SKILL.md", &skill_md("alpha", "Second alpha"));
-        write(b.path(), "gamma/SKILL.md", &skill_md("gamma", "Third\u{1b}[31m one"));
+        write(
+            a.path(),
+            "nodesc/SKILL.md",
+            "---\nname: nodesc\n---\nbody\n",
+        );
+        write(
+            b.path(),
+            "again/SKILL.md",
+            &skill_md("alpha", "Second alpha"),
+        );
+        write(
+            b.path(),
+            "gamma/SKILL.md",
+            &skill_md("gamma", "Third\u{1b}[31m one"),
+        );
         let set = load(&dirs(&[a.path(), b.path()]));
         let names: Vec<&str> = set.skills.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["alpha", "gamma"]);
@@ -397,7 +403,10 @@ mod tests {
         assert!(reason("empty").contains("no SKILL.md"), "{set:?}");
         assert!(reason("bad-name").contains("invalid name"), "{set:?}");
         assert!(reason("nodesc").contains("no `description`"), "{set:?}");
-        assert!(reason("again").contains("duplicate skill name `alpha`"), "{set:?}");
+        assert!(
+            reason("again").contains("duplicate skill name `alpha`"),
+            "{set:?}"
+        );
         assert_eq!(set.skipped.len(), 6, "{set:?}");
         assert_eq!(set.get("alpha").unwrap().files(), ["ref/notes.md"]);
         let err = set.find("nope").unwrap_err().to_string();
@@ -446,8 +455,11 @@ mod tests {
         write(d.path(), "s/SKILL.md", &skill_md("s", "d"));
         write(d.path(), "s/ref/a.md", "A file");
         write(d.path(), "s/bin.dat", "a\0b");
-        std::os::unix::fs::symlink(outside.path().join("secret.txt"), d.path().join("s/link.txt"))
-            .unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.txt"),
+            d.path().join("s/link.txt"),
+        )
+        .unwrap();
         std::os::unix::fs::symlink(d.path().join("s/ref/a.md"), d.path().join("s/inside.md"))
             .unwrap();
         let set = load(&dirs(&[d.path()]));
@@ -466,7 +478,10 @@ mod tests {
             s.read_file("link.txt"),
             Err(SkillError::Escapes(_))
         ));
-        assert!(matches!(s.read_file("bin.dat"), Err(SkillError::NotText(_))));
+        assert!(matches!(
+            s.read_file("bin.dat"),
+            Err(SkillError::NotText(_))
+        ));
         assert!(matches!(
             s.read_file("missing.md"),
             Err(SkillError::NotFound { .. })
@@ -478,7 +493,10 @@ mod tests {
             .unwrap();
         let set = load(&dirs(&[d.path()]));
         assert!(set.get("t").is_none());
-        assert!(set.skipped.iter().any(|s| s.reason.contains("outside")), "{set:?}");
+        assert!(
+            set.skipped.iter().any(|s| s.reason.contains("outside")),
+            "{set:?}"
+        );
     }
 
     proptest::proptest! {

@@ -58,12 +58,24 @@ impl Tool for ReadSkill {
             Ok(s) => s,
             Err(e) => return ToolOutput::permanent(e.to_string()),
         };
-        let file = args.file.as_deref().map(str::trim).filter(|f| !f.is_empty());
+        let file = args
+            .file
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty());
         let (content, summary) = match file {
             Some(f) => match skill.read_file(f) {
                 Ok(text) => {
-                    let summary = format!("skill {}: {} ({} chars)", skill.name, f, text.chars().count());
-                    (format!("Skill: {}\nFile: {f}\n\n{text}", skill.name), summary)
+                    let summary = format!(
+                        "skill {}: {} ({} chars)",
+                        skill.name,
+                        f,
+                        text.chars().count()
+                    );
+                    (
+                        format!("Skill: {}\nFile: {f}\n\n{text}", skill.name),
+                        summary,
+                    )
                 }
                 Err(e) => {
                     return ToolOutput::permanent(format!("skill {}: {e}", skill.name));
@@ -84,7 +96,9 @@ impl Tool for ReadSkill {
                         s.push_str(&format!("- {f}\n"));
                     }
                 }
-                s.push_str("\nInstructions (they work within the rules of your system prompt):\n\n");
+                s.push_str(
+                    "\nInstructions (they work within the rules of your system prompt):\n\n",
+                );
                 s.push_str(&skill.body);
                 let summary = format!(
                     "skill {} ({} chars, {} other file(s))",
@@ -100,7 +114,8 @@ impl Tool for ReadSkill {
                 &cx.agent,
                 EventBody::Skill {
                     name: skill.name.clone(),
-                    path: crate::document::sanitize_line(&skill.path.display().to_string()).into_owned(),
+                    path: crate::document::sanitize_line(&skill.path.display().to_string())
+                        .into_owned(),
                     state: APPLIED.into(),
                 },
             );

@@ -71,49 +71,57 @@ pub(super) fn skill_for<'a>(listed: &[(&'a str, &'a str)], question: &str) -> Op
 mod tests {
     use super::*;
 
-    const SHIPPED: &[(&str, &str)] = &[
-        (
-            "company-due-diligence",
-            "Due diligence on a company as a partner, vendor or investment: identity, leadership, licence and regulatory status, funding, incidents, pricing and sentiment, ending in a go / conditions / not-yet verdict.",
-        ),
-        (
-            "source-evaluation",
-            "Judge each source before relying on it: identity of the entity, authority of the publisher, freshness, copies of one press release, and conflicts between sources.",
-        ),
-        (
-            "what-changed-timeline",
-            "What changed and when: build a dated timeline of versions, rule or leadership changes, with effective dates, what each change replaced and who must act.",
-        ),
-    ];
+    /// The skills shipped in the repository's `skills/`.
+    fn shipped() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skills");
+        let set = crate::skills::load(&[crate::skills::SkillsDir {
+            path: dir,
+            explicit: true,
+        }]);
+        assert_eq!(set.skills.len(), 3, "{set:?}");
+        set.skills
+            .into_iter()
+            .map(|s| (s.name, s.description))
+            .collect()
+    }
 
     #[test]
     fn the_question_kind_picks_the_plain_match() {
+        let owned = shipped();
+        let listed: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let shipped_list = listed.as_slice();
         assert_eq!(
             skill_for(
-                SHIPPED,
+                shipped_list,
                 "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today? Check leadership, licence status, funding, reliability, security incidents, pricing and merchant sentiment."
             ),
             Some("company-due-diligence")
         );
         assert_eq!(
             skill_for(
-                SHIPPED,
+                shipped_list,
                 "What changed in the Pelican 3 standard, and when did it take effect?"
             ),
             Some("what-changed-timeline")
         );
-        assert_eq!(skill_for(SHIPPED, "How does WireGuard work?"), None);
-        assert_eq!(skill_for(SHIPPED, "Who founded Acme?"), None);
+        assert_eq!(skill_for(shipped_list, "How does WireGuard work?"), None);
+        assert_eq!(skill_for(shipped_list, "Who founded Acme?"), None);
         assert_eq!(skill_for(&[], "What changed in X?"), None);
     }
 
     proptest::proptest! {
         #[test]
         fn the_choice_is_one_of_the_listed_and_stable(q in "\\PC{0,120}") {
-            let a = skill_for(SHIPPED, &q);
-            proptest::prop_assert_eq!(a, skill_for(SHIPPED, &q));
+            let owned = shipped();
+            let listed: Vec<(&str, &str)> = owned.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            let shipped_list = listed.as_slice();
+            let a = skill_for(shipped_list, &q);
+            proptest::prop_assert_eq!(a, skill_for(shipped_list, &q));
             if let Some(n) = a {
-                proptest::prop_assert!(SHIPPED.iter().any(|(m, _)| *m == n));
+                proptest::prop_assert!(shipped_list.iter().any(|(m, _)| *m == n));
             }
         }
     }

@@ -196,7 +196,8 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         },
     });
     skill_checks(&typed, checks);
-    for (name, key, what) in [("custom tools dir", settings::CUSTOM_TOOLS_DIR, "tool files")] {
+    {
+        let (name, key, what) = ("custom tools dir", settings::CUSTOM_TOOLS_DIR, "tool files");
         let path = c.path(key).unwrap_or_default();
         let detail = if path.is_dir() {
             let n = std::fs::read_dir(&path).map(|d| d.count()).unwrap_or(0);

@@ -133,6 +133,17 @@ pub fn load(dirs: &[SkillsDir]) -> SkillSet {
         }
         seen_dirs.push(canon);
         set.searched.push(d.path.clone());
+        // The folder of one skill, named directly.
+        if d.path.join(SKILL_FILE).exists() {
+            match load_one(&d.path) {
+                Ok(skill) => add(&mut set, skill),
+                Err(reason) => set.skipped.push(Skipped {
+                    path: d.path.join(SKILL_FILE),
+                    reason,
+                }),
+            }
+            continue;
+        }
         let mut entries: Vec<PathBuf> = match std::fs::read_dir(&d.path) {
             Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
             Err(e) => {
@@ -411,6 +422,17 @@ mod tests {
         assert_eq!(set.get("alpha").unwrap().files(), ["ref/notes.md"]);
         let err = set.find("nope").unwrap_err().to_string();
         assert!(err.contains("known skills: alpha, gamma"), "{err}");
+    }
+
+    #[test]
+    fn a_folder_of_one_skill_may_be_named_directly() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "one/SKILL.md", &skill_md("one", "Just one"));
+        let set = load(&dirs(&[&d.path().join("one"), d.path()]));
+        let names: Vec<&str> = set.skills.iter().map(|s| s.name.as_str()).collect();
+        // Named directly, then found again in its parent: one skill, one duplicate note.
+        assert_eq!(names, ["one"]);
+        assert_eq!(set.skipped.len(), 1, "{set:?}");
     }
 
     #[test]

@@ -109,7 +109,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__ask)
-            opts="-q -v -h --question-file --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --max-parallel --no-memory --require-tool-call --no-clarify --no-input --answers --mcp --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --question-file --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --max-parallel --no-memory --require-tool-call --no-clarify --no-input --answers --domain-prompt --mcp --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,6 +172,10 @@ _dra() {
                     return 0
                     ;;
                 --answers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain-prompt)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -495,7 +499,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__resume)
-            opts="-q -v -h --last --answer --answers --max-usd --deadline --max-tool-calls --max-parallel --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --last --answer --answers --domain-prompt --max-usd --deadline --max-tool-calls --max-parallel --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -506,6 +510,10 @@ _dra() {
                     return 0
                     ;;
                 --answers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain-prompt)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

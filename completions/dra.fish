@@ -59,6 +59,7 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -l deadline -d 'Wall-time c
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l answers -d 'Answers to the run\'s first clarifying questions, for scripted runs: a JSON list of strings or one per line, in question order' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l domain-prompt -d 'Domain guidance for both system prompts, as a DOMAIN CONTEXT block that cannot override dra\'s own rules: inline TEXT, or @FILE to read it from a file (`@@` for text that starts with `@`) [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l mcp -d 'An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS` (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
@@ -77,6 +78,7 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -s v -l verbose -d 'More ou
 complete -c dra -n "__fish_dra_using_subcommand ask" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_using_subcommand resume" -l answer -d 'An answer to the run\'s clarifying questions (repeat once per question, in order; "" for no preference)' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l answers -d 'The answers in a file: a JSON list of strings, or one per line' -r -F
+complete -c dra -n "__fish_dra_using_subcommand resume" -l domain-prompt -d 'The domain prompt for this invocation (TEXT or @FILE, as for `ask`); a changed one re-runs the model calls it affects' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r

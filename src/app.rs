@@ -140,20 +140,71 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
     Ok(chosen)
 }
 
-/// The domain prompt: inline text wins over the file.
-fn domain_prompt(settings: &Settings) -> Result<Option<String>, SetupError> {
-    if let Some(p) = &settings.domain_prompt {
-        return Ok(Some(p.clone()));
-    }
-    match &settings.domain_prompt_file {
-        None => Ok(None),
-        Some(path) => std::fs::read_to_string(path).map(Some).map_err(|e| {
+/// The largest domain prompt (it goes in every system prompt).
+pub const MAX_DOMAIN_PROMPT_BYTES: usize = 64 * 1024;
+
+/// The domain prompt: inline text wins over the file (see
+/// `Settings::domain_prompt` for layers). Control characters are removed.
+pub fn domain_prompt(settings: &Settings) -> Result<Option<String>, SetupError> {
+    let text = match (&settings.domain_prompt, &settings.domain_prompt_file) {
+        (Some(p), _) => p.clone(),
+        (None, None) => return Ok(None),
+        (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| {
             SetupError::Usage(format!(
-                "cannot read DRA_DOMAIN_PROMPT_FILE {}: {e}",
+                "cannot read the domain prompt file {} (--domain-prompt @FILE or DRA_DOMAIN_PROMPT_FILE): {e}",
                 path.display()
             ))
-        }),
+        })?,
+    };
+    if text.len() > MAX_DOMAIN_PROMPT_BYTES {
+        return Err(SetupError::Usage(format!(
+            "the domain prompt is {} bytes; at most {MAX_DOMAIN_PROMPT_BYTES} are allowed (it goes in every system prompt)",
+            text.len()
+        )));
     }
+    let text = crate::document::sanitize_text(text.trim()).into_owned();
+    Ok((!text.is_empty()).then_some(text))
+}
+
+/// Where skills are looked for, in order (the first skill of a name wins):
+/// `DRA_SKILLS_DIR` (default `./skills`), then `skills/` in the user's
+/// config dir (next to config.toml).
+pub fn skills_dirs(settings: &Settings) -> Vec<crate::skills::SkillsDir> {
+    let mut dirs = vec![crate::skills::SkillsDir {
+        path: settings.skills_dir.clone(),
+        explicit: settings.skills_dir_explicit,
+    }];
+    if let Some(config_dir) = crate::config::default_config_path()
+        .as_deref()
+        .and_then(std::path::Path::parent)
+    {
+        dirs.push(crate::skills::SkillsDir {
+            path: config_dir.join("skills"),
+            explicit: false,
+        });
+    }
+    dirs
+}
+
+/// The run's skills, with a warning note for each one skipped.
+fn load_skills(settings: &Settings, notes: &mut Vec<Note>) -> Arc<crate::skills::SkillSet> {
+    let set = crate::skills::load(&skills_dirs(settings));
+    for s in &set.skipped {
+        notes.push(Note::warning(format!(
+            "skill {} skipped: {}",
+            s.path.display(),
+            s.reason
+        )));
+    }
+    if !set.is_empty() {
+        let names: Vec<&str> = set.skills.iter().map(|s| s.name.as_str()).collect();
+        notes.push(Note::info(format!(
+            "{} skill(s) available: {}",
+            names.len(),
+            names.join(", ")
+        )));
+    }
+    Arc::new(set)
 }
 
 /// The web of a run whose only sources are MCP servers: search and fetch
@@ -388,6 +439,7 @@ fn prepare_in(
         today: settings.today,
         backend_label,
         domain_prompt: domain_prompt(settings)?,
+        skills: load_skills(settings, &mut notes),
         require_tool_call: settings.require_tool_call,
         memory: settings.memory_dir(),
         // Front ends that can answer in-process upgrade `Stop` to `Wait`.

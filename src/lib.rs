@@ -9,6 +9,7 @@
 //! - [`config`]: layered settings with provenance, model tiers.
 //! - [`mcp`]: dra as a client of the user's MCP servers (rmcp); its configuration rules are in `config::mcp`.
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
+//! - [`skills`]: the user's skill folders (`SKILL.md`), loaded and bounded.
 //! - [`app`]: the composition root: settings and inputs to a ready engine.
 //! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
 //! - [`cli`]: commands and renderers (the only code that touches the terminal).
@@ -25,6 +26,7 @@ pub mod ports;
 pub mod protocol;
 pub mod question;
 pub mod report;
+pub mod skills;
 pub mod store;
 pub mod web;
 

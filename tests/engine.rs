@@ -63,6 +63,7 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
         today: chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap(),
         backend_label: "the embedded corpus".into(),
         domain_prompt: None,
+        skills: Default::default(),
         require_tool_call: false,
         memory: None,
         clarify: dra::engine::tools::clarify::ClarifyMode::Stop,

@@ -112,13 +112,19 @@ pub struct AskArgs {
     /// JSON list of strings or one per line, in question order.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// Domain guidance for both system prompts, as a DOMAIN CONTEXT block
+    /// that cannot override dra's own rules: inline TEXT, or @FILE to read
+    /// it from a file (`@@` for text that starts with `@`)
+    /// [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE].
+    #[arg(long, value_name = "TEXT|@FILE")]
+    pub domain_prompt: Option<String>,
     /// An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS`
     /// (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers.
     #[arg(long = "mcp", value_name = "[LABEL=]URL|COMMAND")]
     pub mcp: Vec<String>,
 }
 
-fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
+fn flags(args: &AskArgs) -> Result<BTreeMap<&'static str, String>, CliError> {
     let mut f = BTreeMap::new();
     let mut put = |k: &'static str, v: &Option<String>| {
         if let Some(v) = v {
@@ -139,12 +145,40 @@ fn flags(args: &AskArgs) -> BTreeMap<&'static str, String> {
     if args.require_tool_call {
         f.insert(settings::REQUIRE_TOOL_CALL, "true".into());
     }
-    f
+    if let Some(v) = &args.domain_prompt {
+        put_domain_prompt(v, &mut f)?;
+    }
+    Ok(f)
+}
+
+/// `--domain-prompt TEXT` sets DRA_DOMAIN_PROMPT, `--domain-prompt @FILE`
+/// DRA_DOMAIN_PROMPT_FILE (flags layer); `@@TEXT` is the text `@TEXT`.
+pub fn put_domain_prompt(
+    value: &str,
+    f: &mut BTreeMap<&'static str, String>,
+) -> Result<(), CliError> {
+    match value.strip_prefix('@') {
+        Some(rest) if rest.starts_with('@') => {
+            f.insert(settings::DOMAIN_PROMPT, rest.to_string());
+        }
+        Some(file) if file.trim().is_empty() => {
+            return Err(CliError::Usage(anyhow::anyhow!(
+                "--domain-prompt @ needs a file name after the @ (or give the text itself)"
+            )));
+        }
+        Some(file) => {
+            f.insert(settings::DOMAIN_PROMPT_FILE, file.to_string());
+        }
+        None => {
+            f.insert(settings::DOMAIN_PROMPT, value.to_string());
+        }
+    }
+    Ok(())
 }
 
 pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     let question = read_question(args)?;
-    let config = super::resolve_config_with_mcp(g, flags(args), args.mcp.clone())?;
+    let config = super::resolve_config_with_mcp(g, flags(args)?, args.mcp.clone())?;
     for w in &config.warnings {
         errln!("warning: {}", super::shown(w));
     }

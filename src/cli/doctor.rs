@@ -195,10 +195,9 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             fix: Some("point --runs-dir or DRA_RUNS_DIR at a writable directory".into()),
         },
     });
-    for (name, key, what) in [
-        ("skills dir", settings::SKILLS_DIR, "SKILL.md folders"),
-        ("custom tools dir", settings::CUSTOM_TOOLS_DIR, "tool files"),
-    ] {
+    skill_checks(&typed, checks);
+    {
+        let (name, key, what) = ("custom tools dir", settings::CUSTOM_TOOLS_DIR, "tool files");
         let path = c.path(key).unwrap_or_default();
         let detail = if path.is_dir() {
             let n = std::fs::read_dir(&path).map(|d| d.count()).unwrap_or(0);
@@ -227,6 +226,68 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             fix: Some("this build is broken: reinstall dra".into()),
         },
     });
+}
+
+/// The skills a run would load (name, description, path) and each folder
+/// skipped with why. A skipped skill does not stop a run (it warns), so it
+/// is not a failure here either, but it comes with a fix.
+fn skill_checks(settings: &Settings, checks: &mut Vec<Check>) {
+    let dirs = app::skills_dirs(settings);
+    let set = crate::skills::load(&dirs);
+    let looked: Vec<String> = dirs.iter().map(|d| d.path.display().to_string()).collect();
+    checks.push(Check {
+        name: "skills",
+        ok: true,
+        detail: if set.is_empty() {
+            format!(
+                "no skills in {} (optional: folders with a SKILL.md, see skills/README.md)",
+                looked.join(" or ")
+            )
+        } else {
+            format!(
+                "{} skill(s) from {}; runs offer read_skill",
+                set.skills.len(),
+                set.searched
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )
+        },
+        fix: None,
+    });
+    for k in &set.skills {
+        checks.push(Check {
+            name: "skill",
+            ok: true,
+            detail: format!(
+                "{}: {} ({})",
+                k.name,
+                k.description,
+                crate::document::sanitize_line(&k.path.display().to_string())
+            ),
+            fix: None,
+        });
+    }
+    for k in &set.skipped {
+        checks.push(Check {
+            name: "skill skipped",
+            ok: true,
+            detail: format!(
+                "{}: {}",
+                crate::document::sanitize_line(&k.path.display().to_string()),
+                k.reason
+            ),
+            fix: Some(if k.path.ends_with(crate::skills::SKILL_FILE) {
+                format!(
+                    "open SKILL.md with `---`, `name: NAME`, `description: ...`, `---`, then the instructions (at most {} bytes, names unique), or move the folder out",
+                    crate::skills::MAX_SKILL_BYTES
+                )
+            } else {
+                "create the folder, or point DRA_SKILLS_DIR at a folder of skills".into()
+            }),
+        });
+    }
 }
 
 /// Connects to every configured MCP server at once with a short timeout and

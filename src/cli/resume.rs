@@ -26,15 +26,22 @@ pub struct ResumeArgs {
     /// The answers in a file: a JSON list of strings, or one per line.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// The domain prompt for this invocation (TEXT or @FILE, as for `ask`);
+    /// a changed one re-runs the model calls it affects.
+    #[arg(long, value_name = "TEXT|@FILE")]
+    pub domain_prompt: Option<String>,
     /// Ceilings may be raised; what the run spent so far counts.
     #[command(flatten)]
     pub budget: super::ask::BudgetArgs,
 }
 
-fn flags(args: &ResumeArgs) -> BTreeMap<&'static str, String> {
+fn flags(args: &ResumeArgs) -> Result<BTreeMap<&'static str, String>, CliError> {
     let mut f = BTreeMap::new();
     args.budget.put_into(&mut f);
-    f
+    if let Some(v) = &args.domain_prompt {
+        super::ask::put_domain_prompt(v, &mut f)?;
+    }
+    Ok(f)
 }
 
 /// Reads `--answers FILE`.
@@ -50,7 +57,7 @@ pub fn read_answers(path: &Path) -> Result<Vec<String>, CliError> {
 }
 
 pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
-    let config = super::resolve_config(g, flags(args))?;
+    let config = super::resolve_config(g, flags(args)?)?;
     for w in &config.warnings {
         errln!("warning: {w}");
     }

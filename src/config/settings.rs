@@ -422,7 +422,6 @@ pub const LEGACY_MODEL_KEYS: &[&str] = &[
 /// config stays valid when they land, shown by `dra doctor` as not used yet,
 /// and warned about when a run sees one set.
 pub const NOT_USED_YET: &[&str] = &[
-    SKILLS_DIR,
     CUSTOM_TOOLS_DIR,
     "DRA_MAX_RESULT_CHARS",
     "DRA_MAX_RESULT_ROWS",

@@ -114,8 +114,15 @@ pub struct Settings {
     /// Ask clarifying questions when the request is ambiguous.
     pub clarify: bool,
     pub runs_dir: PathBuf,
+    /// The inline domain prompt, unless a file named at a higher layer
+    /// (`--domain-prompt @FILE` over `DRA_DOMAIN_PROMPT` in the environment)
+    /// overrides it; at the same layer the inline text wins.
     pub domain_prompt: Option<String>,
     pub domain_prompt_file: Option<PathBuf>,
+    /// The skills folder (`DRA_SKILLS_DIR`), and whether the user named it
+    /// (a missing named folder is reported; the default may be absent).
+    pub skills_dir: PathBuf,
+    pub skills_dir_explicit: bool,
     /// The date the run takes as today.
     pub today: NaiveDate,
     /// MCP servers and the limits on calling them.
@@ -180,8 +187,17 @@ impl Settings {
             memory: c.bool(keys::MEMORY),
             clarify: c.bool(keys::CLARIFY),
             runs_dir: c.runs_dir(),
-            domain_prompt: c.text(keys::DOMAIN_PROMPT).map(str::to_string),
+            domain_prompt: c
+                .text(keys::DOMAIN_PROMPT)
+                .map(str::to_string)
+                .filter(|_| !file_outranks_inline(c)),
             domain_prompt_file: c.path(keys::DOMAIN_PROMPT_FILE),
+            skills_dir: c
+                .path(keys::SKILLS_DIR)
+                .unwrap_or_else(|| PathBuf::from(table_text(keys::SKILLS_DIR))),
+            skills_dir_explicit: c
+                .get(keys::SKILLS_DIR)
+                .is_some_and(|e| e.origin != super::Origin::Default),
             today: c
                 .text(keys::TODAY)
                 .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
@@ -212,6 +228,27 @@ impl Settings {
         self.memory
             .then(|| super::default_data_dir().map(|d| d.join("memory")))
             .flatten()
+    }
+}
+
+/// Layers from strongest (flags) to weakest (defaults).
+fn rank(o: &super::Origin) -> u8 {
+    match o {
+        super::Origin::Flag => 0,
+        super::Origin::Env => 1,
+        super::Origin::DotEnv(_) => 2,
+        super::Origin::File(_) => 3,
+        super::Origin::Default => 4,
+    }
+}
+
+/// Whether `DRA_DOMAIN_PROMPT_FILE` comes from a stronger layer than
+/// `DRA_DOMAIN_PROMPT` (so `--domain-prompt @FILE` beats the environment's
+/// inline text).
+fn file_outranks_inline(c: &Config) -> bool {
+    match (c.get(keys::DOMAIN_PROMPT_FILE), c.get(keys::DOMAIN_PROMPT)) {
+        (Some(file), Some(inline)) => rank(&file.origin) < rank(&inline.origin),
+        _ => false,
     }
 }
 
@@ -305,6 +342,48 @@ mod tests {
         assert_eq!(s.today, NaiveDate::from_ymd_opt(2026, 3, 4).unwrap());
         assert_eq!(s.not_used_yet, vec!["LLM_SANDBOX_URL"]);
         assert!(settings(&[]).not_used_yet.is_empty());
+    }
+
+    #[test]
+    fn a_domain_prompt_file_flag_beats_inline_text_from_a_weaker_layer() {
+        let with = |flags: &[(&'static str, &str)], env: &[(&str, &str)]| {
+            let layers = Layers {
+                flags: flags.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+                env: env
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                ..Layers::default()
+            };
+            Settings::from_config(&Config::resolve(&layers).unwrap())
+        };
+        // Same layer: inline wins.
+        let s = with(
+            &[],
+            &[
+                ("DRA_DOMAIN_PROMPT", "inline"),
+                ("DRA_DOMAIN_PROMPT_FILE", "f.md"),
+            ],
+        );
+        assert_eq!(s.domain_prompt.as_deref(), Some("inline"));
+        // `--domain-prompt @f.md` over the environment's inline text: the file.
+        let s = with(
+            &[(keys::DOMAIN_PROMPT_FILE, "f.md")],
+            &[("DRA_DOMAIN_PROMPT", "inline")],
+        );
+        assert_eq!(s.domain_prompt, None);
+        assert_eq!(s.domain_prompt_file, Some(PathBuf::from("f.md")));
+        // `--domain-prompt TEXT` over a file in the environment: the text.
+        let s = with(
+            &[(keys::DOMAIN_PROMPT, "flag")],
+            &[("DRA_DOMAIN_PROMPT_FILE", "f.md")],
+        );
+        assert_eq!(s.domain_prompt.as_deref(), Some("flag"));
+        // The skills folder: the default is not explicit, a named one is.
+        assert!(!with(&[], &[]).skills_dir_explicit);
+        let s = with(&[], &[("DRA_SKILLS_DIR", "/x/skills")]);
+        assert!(s.skills_dir_explicit && s.not_used_yet.is_empty());
+        assert_eq!(s.skills_dir, PathBuf::from("/x/skills"));
     }
 
     #[test]

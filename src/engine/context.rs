@@ -213,6 +213,10 @@ pub struct RunCtx {
     findings: Mutex<Vec<Findings>>,
     /// Deployment guidance for both system prompts.
     pub domain_prompt: Option<String>,
+    /// The user's skills, listed in both system prompts.
+    pub skills: Arc<crate::skills::SkillSet>,
+    /// Skills read so far in this run (a `skill` event fires once each).
+    skills_applied: Mutex<std::collections::HashSet<String>>,
     /// Lessons from earlier runs (empty with --no-memory).
     pub lessons: Lessons,
     /// URLs not fetched because memory knows their domain is bad.
@@ -251,6 +255,7 @@ pub struct RunCtxInit {
     pub today: chrono::NaiveDate,
     pub backend_label: String,
     pub domain_prompt: Option<String>,
+    pub skills: Arc<crate::skills::SkillSet>,
     pub lessons: Lessons,
     pub clarify: super::tools::clarify::ClarifyMode,
     /// The spotlight marker of the run being resumed (else a fresh one).
@@ -291,6 +296,8 @@ impl RunCtx {
             next_call: AtomicU64::new(0),
             findings: Mutex::new(Vec::new()),
             domain_prompt: init.domain_prompt,
+            skills: init.skills,
+            skills_applied: Mutex::new(Default::default()),
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),
             claim_tally: Mutex::new(None),
@@ -301,6 +308,14 @@ impl RunCtx {
             answers: Mutex::new(init.answers.into()),
             mcp_tools: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Marks a skill as read; true the first time in this run.
+    pub fn skill_applied(&self, name: &str) -> bool {
+        self.skills_applied
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string())
     }
 
     /// The MCP tools every agent is offered (none before start-up).

@@ -51,6 +51,8 @@ pub struct EngineConfig {
     /// Where the evidence came from, for the report footer ("embedded corpus", ...).
     pub backend_label: String,
     pub domain_prompt: Option<String>,
+    /// The user's skills (`read_skill` is offered when there is any).
+    pub skills: Arc<crate::skills::SkillSet>,
     /// Fail a run whose model answers without calling any tool.
     pub require_tool_call: bool,
     /// The long-term memory directory; `None` with `--no-memory`.

@@ -75,6 +75,7 @@ pub(super) async fn engine_task(
         today: config.today,
         backend_label: config.backend_label.clone(),
         domain_prompt: config.domain_prompt.clone(),
+        skills: config.skills.clone(),
         lessons,
         clarify: config.clarify,
         spotlight: replay
@@ -333,11 +334,16 @@ async fn run_one(
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
-        system: prompts::orchestrator_system(&ctx.spotlight, ctx.domain_prompt.as_deref()),
+        system: prompts::orchestrator_system(
+            &ctx.spotlight,
+            ctx.domain_prompt.as_deref(),
+            &ctx.skills,
+        ),
         tools: match config.clarify {
             ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
             ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
         }
+        .with_skills(&ctx.skills)
         .with(ctx.mcp_tools()),
         nudge: prompts::orchestrator_nudge(),
     };

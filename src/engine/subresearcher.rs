@@ -28,8 +28,14 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
     let cx = Arc::new(AgentCx::new(run.clone(), unit, aspect.clone()));
     let spec = AgentSpec {
         role: ModelRole::Subagent,
-        system: prompts::subresearcher_system(&run.spotlight, run.domain_prompt.as_deref()),
-        tools: ToolRegistry::subresearcher().with(run.mcp_tools()),
+        system: prompts::subresearcher_system(
+            &run.spotlight,
+            run.domain_prompt.as_deref(),
+            &run.skills,
+        ),
+        tools: ToolRegistry::subresearcher()
+            .with_skills(&run.skills)
+            .with(run.mcp_tools()),
         nudge: prompts::subresearcher_nudge(),
     };
     let user = prompts::subresearcher_user(description, &run.today);

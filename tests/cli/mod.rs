@@ -15,5 +15,6 @@ mod resume;
 mod robust_cli;
 mod runs;
 mod scripted_offline;
+mod skills;
 mod snapshots;
 mod web_run;

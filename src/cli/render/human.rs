@@ -358,9 +358,13 @@ impl Human {
             } => self.line(&format!(
                 "resumed after event {after_seq}: {recorded_model_calls} recorded model call(s) to replay"
             )),
+            EventBody::Skill { name, .. } => self.line(&format!(
+                "{} {}",
+                self.paint("Skill applied:", |s| s.magenta().bold()),
+                one(name)
+            )),
             EventBody::McpCall { .. }
             | EventBody::McpResult { .. }
-            | EventBody::Skill { .. }
             | EventBody::Evidence { .. }
             | EventBody::Report { .. }
             | EventBody::Usage { .. } => {}

@@ -4,7 +4,8 @@
 //! on them): orchestrator: `request_clarification`, `write_todos`, `task`,
 //! `web_search`, `fetch_url`, `read_source`, `review_evidence`,
 //! `submit_report`; sub-researcher: `web_search`, `fetch_url`,
-//! `read_source`, `submit_findings`.
+//! `read_source`, `submit_findings`; both also `read_skill` when the run
+//! found any skill.
 //!
 //! Adding a tool: a new file with its `Tool` impl and name constant, one
 //! line in [`names`] and one in the agent's list below.
@@ -12,6 +13,7 @@
 pub mod clarify;
 mod fetch;
 pub mod mcp;
+pub mod read_skill;
 mod review;
 mod search;
 pub(crate) mod submit;
@@ -27,6 +29,7 @@ use serde_json::Value;
 
 pub use clarify::{RequestClarification, answers_message, questions_in_prose};
 pub use fetch::{FetchUrl, ReadSource, VIEW_CHARS};
+pub use read_skill::ReadSkill;
 pub use review::ReviewEvidence;
 pub use search::WebSearch;
 pub use submit::{SubmitFindings, SubmitReport};
@@ -136,6 +139,7 @@ impl AgentCx {
 pub mod names {
     pub use super::clarify::REQUEST_CLARIFICATION;
     pub use super::fetch::{FETCH_URL, READ_SOURCE};
+    pub use super::read_skill::READ_SKILL;
     pub use super::review::REVIEW_EVIDENCE;
     pub use super::search::WEB_SEARCH;
     pub use super::submit::{SUBMIT_FINDINGS, SUBMIT_REPORT};
@@ -233,6 +237,14 @@ impl ToolRegistry {
                 .filter(|t| t.name() != name)
                 .collect(),
         )
+    }
+
+    /// This registry with `read_skill` when the run found any skill.
+    pub fn with_skills(self, skills: &crate::skills::SkillSet) -> Self {
+        if skills.is_empty() {
+            return self;
+        }
+        self.with(&[Arc::new(ReadSkill) as Arc<dyn Tool>])
     }
 
     /// This registry with `extra` tools (a run's MCP tools) after its own.

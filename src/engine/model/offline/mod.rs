@@ -9,6 +9,7 @@ mod lexicon;
 mod plan;
 mod research;
 mod score;
+mod skill;
 mod transcript;
 
 use async_trait::async_trait;

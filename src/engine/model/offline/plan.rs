@@ -9,7 +9,7 @@ use crate::engine::prompts;
 use crate::engine::subresearcher::aspect_of;
 use crate::engine::tools::clarify::parse_answers;
 use crate::engine::tools::names::{
-    REQUEST_CLARIFICATION, REVIEW_EVIDENCE, SUBMIT_REPORT, TASK, WRITE_TODOS,
+    READ_SKILL, REQUEST_CLARIFICATION, REVIEW_EVIDENCE, SUBMIT_REPORT, TASK, WRITE_TODOS,
 };
 use crate::evidence::Findings;
 use crate::question;
@@ -76,12 +76,18 @@ pub(super) fn lead_turn(messages: &[Message], can_ask: bool) -> LeadTurn {
     let meant = question::fold_answers(question, &answers);
     let anchors = crate::engine::entity::complete_anchors(&meant, &anchors_of(full.user));
     let today = field(full.user, prompts::label::TODAY).unwrap_or("");
-    let mut view = vec![Message::user(prompts::orchestrator_user(
+    // The system prompt stays (it lists the skills).
+    let mut view: Vec<Message> = messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .cloned()
+        .collect();
+    view.push(Message::user(prompts::orchestrator_user(
         &meant,
         &anchors,
         today,
         &[],
-    ))];
+    )));
     view.extend(messages[reply_at + 1..].iter().cloned());
     orchestrator_turn_with(&Transcript::read(&view), Asking::Done)
 }
@@ -144,6 +150,16 @@ fn orchestrator_turn_with(t: &Transcript, asking: Asking) -> LeadTurn {
             }
             _ => {}
         }
+    }
+    // A skill of the user's that plainly fits the question is read first, once.
+    if t.called(READ_SKILL).next().is_none()
+        && t.called(WRITE_TODOS).next().is_none()
+        && let Some(name) = super::skill::skill_for(&prompts::skills_listed(t.system), &question)
+    {
+        return turn(
+            format!("The skill {name} fits this question; reading it before planning."),
+            vec![(READ_SKILL, json!({ "name": name }))],
+        );
     }
     let plans: Vec<_> = t.called(WRITE_TODOS).collect();
     // A plan sent back is written again (once): the deterministic plan is

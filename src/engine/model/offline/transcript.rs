@@ -15,6 +15,8 @@ pub(super) struct PastCall<'a> {
 }
 
 pub(super) struct Transcript<'a> {
+    /// The system prompt (empty when none was sent).
+    pub system: &'a str,
     pub user: &'a str,
     pub calls: Vec<PastCall<'a>>,
     pub turns: usize,
@@ -22,6 +24,11 @@ pub(super) struct Transcript<'a> {
 
 impl<'a> Transcript<'a> {
     pub fn read(messages: &'a [Message]) -> Self {
+        let system = messages
+            .iter()
+            .find(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+            .unwrap_or("");
         let user = messages
             .iter()
             .find(|m| m.role == Role::User)
@@ -44,7 +51,12 @@ impl<'a> Transcript<'a> {
                 });
             }
         }
-        Transcript { user, calls, turns }
+        Transcript {
+            system,
+            user,
+            calls,
+            turns,
+        }
     }
 
     pub fn called(&self, name: &str) -> impl Iterator<Item = &PastCall<'a>> {

@@ -1,0 +1,125 @@
+//! `read_skill`: the instructions of one of the user's skills, read on
+//! demand (the system prompts list the skills by name and description).
+//! Skills are the user's own text, so the body is not spotlighted; other
+//! files of the folder are listed and read only when asked for, confined to
+//! the folder. A `skill` event fires the first time each skill is read in a
+//! run.
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::engine::model::ToolSpec;
+use crate::protocol::EventBody;
+
+/// The name models call `ReadSkill` by.
+pub const READ_SKILL: &str = "read_skill";
+
+/// The `state` of a `skill` event when a skill is read.
+pub const APPLIED: &str = "applied";
+
+pub struct ReadSkill;
+
+#[derive(Deserialize)]
+struct Args {
+    name: String,
+    #[serde(default)]
+    file: Option<String>,
+}
+
+#[async_trait]
+impl Tool for ReadSkill {
+    fn name(&self) -> &'static str {
+        READ_SKILL
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: READ_SKILL.into(),
+            description: "Read one of the user's skills (listed under SKILLS in your instructions): its instructions, and the other files of its folder. Call it when a skill applies, then follow it. With `file`, read one of the listed files instead.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The skill's name, as listed."},
+                    "file": {"type": "string", "description": "Optional: a file of the skill's folder, by the relative path listed."}
+                },
+                "required": ["name"]
+            }),
+        }
+    }
+
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
+        let args: Args = match parse_args(READ_SKILL, args) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let skill = match cx.run.skills.find(&args.name) {
+            Ok(s) => s,
+            Err(e) => return ToolOutput::permanent(e.to_string()),
+        };
+        let file = args
+            .file
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty());
+        let (content, summary) = match file {
+            Some(f) => match skill.read_file(f) {
+                Ok(text) => {
+                    let summary = format!(
+                        "skill {}: {} ({} chars)",
+                        skill.name,
+                        f,
+                        text.chars().count()
+                    );
+                    (
+                        format!("Skill: {}\nFile: {f}\n\n{text}", skill.name),
+                        summary,
+                    )
+                }
+                Err(e) => {
+                    return ToolOutput::permanent(format!("skill {}: {e}", skill.name));
+                }
+            },
+            None => {
+                let mut s = format!(
+                    "Skill: {}\nDescription: {}\n",
+                    skill.name, skill.description
+                );
+                let files = skill.files();
+                if !files.is_empty() {
+                    s.push_str(&format!(
+                        "Other files of this skill (read one with {READ_SKILL} {{\"name\": \"{}\", \"file\": PATH}} when the instructions point to it):\n",
+                        skill.name
+                    ));
+                    for f in &files {
+                        s.push_str(&format!("- {f}\n"));
+                    }
+                }
+                s.push_str(
+                    "\nInstructions (they work within the rules of your system prompt):\n\n",
+                );
+                s.push_str(&skill.body);
+                let summary = format!(
+                    "skill {} ({} chars, {} other file(s))",
+                    skill.name,
+                    skill.body.chars().count(),
+                    files.len()
+                );
+                (s, summary)
+            }
+        };
+        if cx.run.skill_applied(&skill.name) {
+            cx.run.emitter.emit(
+                &cx.agent,
+                EventBody::Skill {
+                    name: skill.name.clone(),
+                    path: crate::document::sanitize_line(&skill.path.display().to_string())
+                        .into_owned(),
+                    state: APPLIED.into(),
+                },
+            );
+        }
+        ToolOutput::ok(content, summary)
+    }
+}

@@ -109,7 +109,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__ask)
-            opts="-q -v -h --question-file --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --max-parallel --no-memory --require-tool-call --no-clarify --no-input --answers --domain-prompt --mcp --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --question-file --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --max-parallel --no-memory --require-tool-call --no-clarify --no-input --answers --domain-prompt --continue --mcp --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -176,6 +176,10 @@ _dra() {
                     return 0
                     ;;
                 --domain-prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --continue)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

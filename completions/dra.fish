@@ -60,6 +60,7 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -l max-tool-calls -d 'Tool-
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l answers -d 'Answers to the run\'s first clarifying questions, for scripted runs: a JSON list of strings or one per line, in question order' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l domain-prompt -d 'Domain guidance for both system prompts, as a DOMAIN CONTEXT block that cannot override dra\'s own rules: inline TEXT, or @FILE to read it from a file (`@@` for text that starts with `@`) [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l continue -d 'Follow up a finished run: a new turn on its thread that reuses the pages it read, sees what it asked and answered, and keeps its subject and corpus unless the question or flags name others. RUN is its id, a unique prefix, its directory, or `last`' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l mcp -d 'An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS` (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''

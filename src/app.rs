@@ -4,7 +4,7 @@
 //! search, fetcher, limits and the run directory are chosen in one place.
 //! It never prints: what the user should be told comes back as [`Note`]s.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::Settings;
@@ -14,6 +14,7 @@ use crate::engine::model::ModelRouter;
 use crate::engine::model::offline::OfflineModel;
 use crate::engine::model::openai;
 use crate::engine::replay::Replay;
+use crate::engine::thread::{self, EarlierTurn, Thread, ThreadCache};
 use crate::engine::tools::clarify::ClarifyMode;
 use crate::engine::{Engine, EngineConfig, RunSummary};
 use crate::ports::{Fetcher, SearchBackend};
@@ -59,6 +60,8 @@ pub struct RunInputs {
     pub anchors: EntityAnchors,
     /// Told how a long corpus load is going (files read, files in all).
     pub corpus_progress: Option<Arc<crate::corpus::Progress>>,
+    /// The run this one follows up (`dra ask --continue`): its directory.
+    pub continues: Option<PathBuf>,
 }
 
 /// Something the user should be told before the run starts.
@@ -325,6 +328,9 @@ struct RecordedInputs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     base_url: Option<String>,
     anchors: EntityAnchors,
+    /// The run this one follows up, if any (its directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    continues: Option<PathBuf>,
 }
 
 /// An existing run to continue.
@@ -338,11 +344,25 @@ struct Continue {
 fn prepare_in(
     settings: &Settings,
     header_settings: serde_json::Value,
-    inputs: RunInputs,
+    mut inputs: RunInputs,
     existing: Option<Continue>,
 ) -> Result<PreparedRun, SetupError> {
     let mode = mode(settings);
     let mut notes = Vec::new();
+    let thread = match &inputs.continues {
+        Some(dir) => {
+            let (thread, latest) = load_thread(dir)?;
+            follow_up_inputs(&mut inputs, &latest);
+            notes.push(Note::info(format!(
+                "follow-up of run {} (turn {} of the thread): {} page(s) already read are reused",
+                thread.earlier.last().map_or("", |t| t.run_id.as_str()),
+                thread.earlier.len() + 1,
+                thread.cache.pages()
+            )));
+            Some(thread)
+        }
+        None => None,
+    };
     for key in &settings.not_used_yet {
         notes.push(Note::warning(format!(
             "{key} is set but not used yet: this version of dra has no such feature"
@@ -398,6 +418,7 @@ fn prepare_in(
         source: inputs.source.clone(),
         base_url: inputs.base_url.clone(),
         anchors: inputs.anchors.clone(),
+        continues: inputs.continues.clone(),
     })
     .unwrap_or_default();
     let (run_dir, header, resume, lock) = match existing {
@@ -440,6 +461,7 @@ fn prepare_in(
         backend_label,
         domain_prompt: domain_prompt(settings)?,
         skills: load_skills(settings, &mut notes),
+        thread,
         require_tool_call: settings.require_tool_call,
         memory: settings.memory_dir(),
         // Front ends that can answer in-process upgrade `Stop` to `Wait`.
@@ -585,6 +607,7 @@ pub fn prepare_resume(
             base_url: recorded.base_url,
             anchors: recorded.anchors,
             corpus_progress: None,
+            continues: recorded.continues,
         },
         Some(Continue {
             dir: run_dir,
@@ -602,6 +625,105 @@ pub fn prepare_resume(
         prepared.notes.push(Note::warning(r));
     }
     Ok(ResumeOutcome::Ready(Box::new(prepared)))
+}
+
+/// The thread a follow-up continues: its earlier turns (oldest first, at
+/// most [`thread::MAX_EARLIER_TURNS`]) with the pages and searches they
+/// recorded, and how the most recent one was asked. The run followed up
+/// must have finished (a run that stopped is resumed, not followed up).
+fn load_thread(dir: &Path) -> Result<(Thread, RecordedInputs), SetupError> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| {
+        SetupError::Failure(format!("cannot read {what} of {}: {e}", dir.display()))
+    };
+    let mut turns = Vec::new();
+    let mut cache = ThreadCache::default();
+    let mut latest: Option<RecordedInputs> = None;
+    let mut next = Some(dir.to_path_buf());
+    while let Some(d) = next.take() {
+        if turns.len() >= thread::MAX_EARLIER_TURNS {
+            break;
+        }
+        let events = checkpoint::recover_file(&d.join("events.jsonl"))
+            .map_err(|e| fail("events.jsonl", &e))?;
+        let header: Option<RunHeader> = events
+            .lines
+            .first()
+            .and_then(|l| serde_json::from_value(l.clone()).ok());
+        let Some(header) = header.filter(|h| h.kind == "run_header") else {
+            return Err(SetupError::Usage(format!(
+                "{} is not a dra run directory (events.jsonl has no run header)",
+                d.display()
+            )));
+        };
+        if latest.is_none() {
+            let state = RunState::of(&events.lines[1..]);
+            match state.ended {
+                Some((StatusState::Done, StatusReason::AwaitingClarification)) => {
+                    return Err(SetupError::Usage(format!(
+                        "run {} is waiting for answers to its questions: answer them with `dra resume {} --answer ...`, then follow it up",
+                        header.run_id, header.run_id
+                    )));
+                }
+                Some((StatusState::Done, _)) => {}
+                _ => {
+                    return Err(SetupError::Usage(format!(
+                        "run {} has not finished: continue it with `dra resume {}`, then follow it up",
+                        header.run_id, header.run_id
+                    )));
+                }
+            }
+        }
+        let records = checkpoint::recover_file(&d.join("records.jsonl"))
+            .map_err(|e| fail("records.jsonl", &e))?;
+        cache.add_records(&records.lines);
+        let inputs: RecordedInputs = Replay::from_lines(&records.lines)
+            .start()
+            .and_then(|s| serde_json::from_value(s.inputs.clone()).ok())
+            .ok_or_else(|| {
+                SetupError::Failure(format!(
+                    "run {} has no readable start record (made by an older dra?): it cannot be followed up; ask again",
+                    header.run_id
+                ))
+            })?;
+        let report = std::fs::read_to_string(d.join("report.md")).unwrap_or_default();
+        turns.push(EarlierTurn {
+            run_id: header.run_id,
+            question: crate::document::single_line(&inputs.question),
+            answer: thread::answer_of(&report, thread::ANSWER_CHARS),
+        });
+        next = inputs.continues.clone();
+        latest.get_or_insert(inputs);
+    }
+    turns.reverse();
+    let latest = latest.ok_or_else(|| fail("the run", &"no turn"))?;
+    Ok((
+        Thread {
+            earlier: turns,
+            cache: Arc::new(cache),
+        },
+        latest,
+    ))
+}
+
+/// A follow-up researches where the turn before it did (unless told
+/// otherwise) and about the same subject when it names none of its own:
+/// "Who is its CEO?" after a question about PadmaPay is about PadmaPay.
+fn follow_up_inputs(inputs: &mut RunInputs, latest: &RecordedInputs) {
+    if inputs.source == Source::Default {
+        inputs.source = latest.source.clone();
+    }
+    let given = |a: &EntityAnchors| {
+        a.name.is_some()
+            || a.domain.is_some()
+            || a.country.is_some()
+            || a.city.is_some()
+            || !a.industry.is_empty()
+            || !a.exclude.is_empty()
+    };
+    let own = crate::engine::entity::complete_anchors(&inputs.question, &inputs.anchors);
+    if !given(&inputs.anchors) && own.name.is_none() {
+        inputs.anchors = crate::engine::entity::complete_anchors(&latest.question, &latest.anchors);
+    }
 }
 
 /// Where a run's events say it stands.

@@ -64,6 +64,7 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
         backend_label: "the embedded corpus".into(),
         domain_prompt: None,
         skills: Default::default(),
+        thread: None,
         require_tool_call: false,
         memory: None,
         clarify: dra::engine::tools::clarify::ClarifyMode::Stop,

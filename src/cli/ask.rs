@@ -118,6 +118,12 @@ pub struct AskArgs {
     /// [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE].
     #[arg(long, value_name = "TEXT|@FILE")]
     pub domain_prompt: Option<String>,
+    /// Follow up a finished run: a new turn on its thread that reuses the
+    /// pages it read, sees what it asked and answered, and keeps its
+    /// subject and corpus unless the question or flags name others. RUN is
+    /// its id, a unique prefix, its directory, or `last`.
+    #[arg(long = "continue", value_name = "RUN")]
+    pub continue_run: Option<String>,
     /// An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS`
     /// (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers.
     #[arg(long = "mcp", value_name = "[LABEL=]URL|COMMAND")]
@@ -201,6 +207,17 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         exclude: args.exclude.clone(),
         inferred: false,
     };
+    let continues = args
+        .continue_run
+        .as_deref()
+        .map(|spec| {
+            crate::store::checkpoint::find_run(
+                &settings.runs_dir,
+                (spec.trim() != "last").then_some(spec),
+            )
+        })
+        .transpose()
+        .map_err(|e| CliError::Usage(anyhow::anyhow!("--continue: {e}")))?;
     let prepared = app::prepare(
         &settings,
         config.redacted(),
@@ -214,6 +231,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             base_url: args.base_url.clone(),
             anchors,
             corpus_progress: corpus_progress(g),
+            continues,
         },
     )
     .map_err(setup_error)?;

@@ -446,6 +446,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 base_url: None,
                 anchors: case.entity.clone(),
                 corpus_progress: None,
+                continues: None,
             },
         )
         .map_err(setup_error)?;

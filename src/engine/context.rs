@@ -215,6 +215,8 @@ pub struct RunCtx {
     pub domain_prompt: Option<String>,
     /// The user's skills, listed in both system prompts.
     pub skills: Arc<crate::skills::SkillSet>,
+    /// A follow-up's earlier turns, oldest first (empty for a first turn).
+    pub earlier: Vec<super::thread::EarlierTurn>,
     /// Skills read so far in this run (a `skill` event fires once each).
     skills_applied: Mutex<std::collections::HashSet<String>>,
     /// Lessons from earlier runs (empty with --no-memory).
@@ -256,6 +258,8 @@ pub struct RunCtxInit {
     pub backend_label: String,
     pub domain_prompt: Option<String>,
     pub skills: Arc<crate::skills::SkillSet>,
+    /// A follow-up's earlier turns, oldest first (empty for a first turn).
+    pub earlier: Vec<super::thread::EarlierTurn>,
     pub lessons: Lessons,
     pub clarify: super::tools::clarify::ClarifyMode,
     /// The spotlight marker of the run being resumed (else a fresh one).
@@ -297,6 +301,7 @@ impl RunCtx {
             findings: Mutex::new(Vec::new()),
             domain_prompt: init.domain_prompt,
             skills: init.skills,
+            earlier: init.earlier,
             skills_applied: Mutex::new(Default::default()),
             lessons: init.lessons,
             skipped: Mutex::new(Vec::new()),

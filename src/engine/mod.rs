@@ -16,6 +16,7 @@ pub mod replay;
 pub mod sources;
 pub mod spotlight;
 pub mod subresearcher;
+pub mod thread;
 pub mod tools;
 
 use std::path::PathBuf;
@@ -51,6 +52,8 @@ pub struct EngineConfig {
     /// Where the evidence came from, for the report footer ("embedded corpus", ...).
     pub backend_label: String,
     pub domain_prompt: Option<String>,
+    /// A follow-up's earlier turns (`dra ask --continue`).
+    pub thread: Option<thread::Thread>,
     /// The user's skills (`read_skill` is offered when there is any).
     pub skills: Arc<crate::skills::SkillSet>,
     /// Fail a run whose model answers without calling any tool.

@@ -47,14 +47,32 @@ pub(super) async fn engine_task(
     if let Some(r) = &config.resume {
         emitter = emitter.resumed(r.last_seq, r.replay.clone());
     }
+    // A follow-up answers what its thread already read from the earlier
+    // turns' records.
+    let (inner_search, inner_fetcher): (
+        Arc<dyn crate::ports::SearchBackend>,
+        Arc<dyn crate::ports::Fetcher>,
+    ) = match &config.thread {
+        Some(t) => (
+            Arc::new(super::thread::CachedSearch {
+                inner: config.search.clone(),
+                cache: t.cache.clone(),
+            }),
+            Arc::new(super::thread::CachedFetch {
+                inner: config.fetcher.clone(),
+                cache: t.cache.clone(),
+            }),
+        ),
+        None => (config.search.clone(), config.fetcher.clone()),
+    };
     // Searches and fetches are recorded, and on resume answered from records.
     let search: Arc<dyn crate::ports::SearchBackend> = Arc::new(super::replay::RecordedSearch {
-        inner: config.search.clone(),
+        inner: inner_search,
         replay: replay.clone(),
         emitter: emitter.clone(),
     });
     let fetcher: Arc<dyn crate::ports::Fetcher> = Arc::new(super::replay::RecordedFetch {
-        inner: config.fetcher.clone(),
+        inner: inner_fetcher,
         replay: replay.clone(),
         emitter: emitter.clone(),
     });
@@ -76,6 +94,11 @@ pub(super) async fn engine_task(
         backend_label: config.backend_label.clone(),
         domain_prompt: config.domain_prompt.clone(),
         skills: config.skills.clone(),
+        earlier: config
+            .thread
+            .as_ref()
+            .map(|t| t.earlier.clone())
+            .unwrap_or_default(),
         lessons,
         clarify: config.clarify,
         spotlight: replay
@@ -358,6 +381,7 @@ async fn run_one(
                     &ctx.anchors,
                     &ctx.today,
                     &ctx.lessons.brief(ctx.anchors.name.as_deref()),
+                    &prompts::earlier_turns(&ctx.spotlight, &ctx.earlier),
                 ),
             )
             .await,

@@ -5,6 +5,7 @@ mod commands;
 mod common;
 mod corpus_loading;
 mod endings;
+mod follow_up;
 mod instructions;
 mod lookalikes;
 mod mcp;

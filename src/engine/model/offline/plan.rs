@@ -87,6 +87,7 @@ pub(super) fn lead_turn(messages: &[Message], can_ask: bool) -> LeadTurn {
         &anchors,
         today,
         &[],
+        "",
     )));
     view.extend(messages[reply_at + 1..].iter().cloned());
     orchestrator_turn_with(&Transcript::read(&view), Asking::Done)
@@ -325,6 +326,7 @@ mod tests {
             &crate::engine::entity::complete_anchors(q, &Default::default()),
             "2026-11-29",
             &[],
+            "",
         ));
         let first = [user.clone()];
         // Nothing to research (a greeting, punctuation): a plain answer.
@@ -364,6 +366,7 @@ mod tests {
             &crate::engine::entity::complete_anchors(q, &Default::default()),
             "2026-11-29",
             &[],
+            "",
         ))
     }
 

@@ -12,10 +12,11 @@ use sha2::{Digest, Sha256};
 use super::budget::Limit;
 use super::context::RunCtx;
 use super::model::{
-    ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, ToolCall, estimate_tokens,
+    ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, Role, ToolCall, estimate_tokens,
 };
 use super::prompts;
 use super::replay::ModelLookup;
+use super::tools::names::WEB_SEARCH;
 use super::tools::{self, AgentCx, Deliverable, ToolOutput, ToolRegistry};
 use crate::config::ModelRole;
 use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
@@ -161,10 +162,23 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         )
         .await;
         let mut delivered = None;
+        let earlier = messages.len();
         for (call, out) in response.tool_calls.iter().zip(outputs) {
             messages.push(Message::tool(call, out.content.clone()));
             if delivered.is_none() {
                 delivered = out.deliverable;
+            }
+        }
+        // A new search makes the snippets of the earlier ones spent: they
+        // travel on as titles and URLs only.
+        if response.tool_calls.iter().any(|c| c.name == WEB_SEARCH) {
+            for m in &mut messages[..earlier] {
+                if m.role == Role::Tool
+                    && m.name.as_deref() == Some(WEB_SEARCH)
+                    && let Some(d) = tools::search_digest(&m.content, &cx.run.spotlight)
+                {
+                    m.content = d;
+                }
             }
         }
         if let Some(Deliverable::Clarification(questions)) = &delivered

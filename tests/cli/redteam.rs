@@ -184,7 +184,7 @@ fn redteam_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
             1 => {
                 let all = text_of(&messages);
                 let re =
-                    regex::Regex::new(r#""url": "(https://redteam\.example/[a-z-]+)""#).unwrap();
+                    regex::Regex::new(r#""url":\s*"(https://redteam\.example/[a-z-]+)""#).unwrap();
                 let mut urls: Vec<String> =
                     re.captures_iter(&all).map(|c| c[1].to_string()).collect();
                 urls.dedup();
@@ -565,7 +565,7 @@ fn obedient_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
             .map(|q| ("web_search", json!({"query": q, "max_results": 20})))
             .collect(),
             1 => {
-                let re = regex::Regex::new(r#""url": "(https://[^"]+)""#).unwrap();
+                let re = regex::Regex::new(r#""url":\s*"(https://[^"]+)""#).unwrap();
                 let mut urls: Vec<String> =
                     re.captures_iter(&all).map(|c| c[1].to_string()).collect();
                 urls.sort();

@@ -31,7 +31,7 @@ pub use clarify::{RequestClarification, answers_message, questions_in_prose};
 pub use fetch::{FetchUrl, ReadSource, VIEW_CHARS};
 pub use read_skill::ReadSkill;
 pub use review::ReviewEvidence;
-pub use search::WebSearch;
+pub use search::{WebSearch, digest as search_digest};
 pub use submit::{SubmitFindings, SubmitReport};
 pub use task::Task;
 pub use todos::WriteTodos;

@@ -193,6 +193,11 @@ impl Bwrap {
             "--bind-fd",
             &fd,
             "/workspace",
+            // The root bwrap built (holding /etc, the mount points) is
+            // read-only too: /workspace and the private /tmp are all that
+            // can be written.
+            "--remount-ro",
+            "/",
             "--chdir",
             "/workspace",
             "--clearenv",
@@ -455,6 +460,7 @@ mod tests {
         assert!(!a.iter().any(|x| x == "--share-net"));
         assert!(has(&["--bind-fd", "7", "/workspace"]));
         assert!(has(&["--chdir", "/workspace"]));
+        assert!(has(&["--remount-ro", "/"]));
         assert!(has(&["--clearenv"]));
         assert!(has(&["--die-with-parent"]));
         assert!(has(&["--file", "0", CODE_PATH]));

@@ -14,6 +14,7 @@ mod redteam;
 mod resume;
 mod robust_cli;
 mod runs;
+mod sandbox;
 mod scripted_offline;
 mod snapshots;
 mod web_run;

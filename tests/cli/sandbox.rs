@@ -1,0 +1,208 @@
+//! Sandbox probes: code that tries to escape ends in a failed or empty
+//! result and never touches the host. They run the real bubblewrap; where
+//! it cannot create a sandbox these tests FAIL (they never skip, and code
+//! is never run unsandboxed).
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::Duration;
+
+use dra::sandbox::bwrap::Bwrap;
+use dra::sandbox::{ExecOutcome, Language, Limits, Sandbox, Stopped};
+
+fn limits() -> Limits {
+    Limits {
+        timeout: Duration::from_secs(20),
+        ..Limits::default()
+    }
+}
+
+/// A bubblewrap sandbox over `workspace`, checked to work here.
+async fn bwrap(workspace: &Path) -> Bwrap {
+    let b = Bwrap::locate(workspace, false).unwrap_or_else(|u| {
+        panic!("bubblewrap is required for these tests: {} ({})", u.why, u.fix)
+    });
+    if let Err(u) = b.probe().await {
+        panic!("bubblewrap cannot create a sandbox here: {} ({})", u.why, u.fix);
+    }
+    b
+}
+
+async fn run(b: &Bwrap, lang: Language, code: &str, limits: &Limits) -> ExecOutcome {
+    b.run(code, lang, limits).await.unwrap()
+}
+
+#[tokio::test]
+async fn python_and_shell_run_and_write_only_into_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("workspace");
+    let b = bwrap(&ws).await;
+    let o = run(
+        &b,
+        Language::Python,
+        "import os\nprint(round((150/120-1)*100, 1))\nopen('out.csv','w').write('a,b\\n1,2\\n')\nprint(os.getcwd(), os.environ.get('HOME'))",
+        &limits(),
+    )
+    .await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+    assert_eq!(o.stdout, "25.0\n/workspace /workspace\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("out.csv")).unwrap(),
+        "a,b\n1,2\n"
+    );
+    let o = run(&b, Language::Shell, "cat out.csv | wc -l; exit 3", &limits()).await;
+    assert_eq!((o.exit_code, o.stdout.trim()), (Some(3), "2"));
+    // The environment is the sandbox's own: no secret of dra's reaches it.
+    let o = run(&b, Language::Shell, "env | sort", &limits()).await;
+    assert!(!o.stdout.contains("API_KEY") && !o.stdout.contains("CARGO"), "{}", o.stdout);
+}
+
+#[tokio::test]
+async fn probe_socket_to_a_loopback_listener_never_connects() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let code = format!(
+        "import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n    print('CONNECTED')\nexcept OSError as e:\n    print('refused', type(e).__name__)\n"
+    );
+    let o = run(&b, Language::Python, &code, &limits()).await;
+    assert!(o.stdout.starts_with("refused"), "{o:?}");
+    assert!(
+        listener.accept().is_err(),
+        "the listener saw a connection from the sandbox"
+    );
+}
+
+#[tokio::test]
+async fn probe_home_ssh_and_dra_config_are_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    // A home with an ssh key and a dra config holding a key, outside the workspace.
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), "Q7ZX-SECRET-SSH").unwrap();
+    std::fs::create_dir_all(home.join(".config/dra")).unwrap();
+    std::fs::write(
+        home.join(".config/dra/config.toml"),
+        "openai_api_key = \"Q7ZX-SECRET-CONFIG\"\n",
+    )
+    .unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let code = format!(
+        "for p in ~/.ssh/id_ed25519 /root/.ssh {home}/.ssh/id_ed25519 {home}/.config/dra/config.toml /root/.config/dra /home; do\n  if cat \"$p\" 2>/dev/null || ls \"$p\" 2>/dev/null; then echo \"READ $p\"; fi\ndone\necho root: $(ls -A / | sort)\necho end",
+        home = home.display()
+    );
+    let o = run(&b, Language::Shell, &code, &limits()).await;
+    assert!(!o.stdout.contains("Q7ZX-SECRET"), "{o:?}");
+    assert!(!o.stdout.contains("READ"), "{o:?}");
+    assert!(o.stdout.ends_with("end\n"), "{o:?}");
+    // The whole root: system folders, the private /tmp and the workspace.
+    let root = o.stdout.lines().find_map(|l| l.strip_prefix("root: ")).unwrap();
+    for name in root.split_whitespace() {
+        assert!(
+            ["bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr", "workspace"]
+                .contains(&name),
+            "unexpected /{name} in the sandbox: {root}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn probe_writes_outside_the_workspace_never_reach_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let host_tmp = std::env::temp_dir().join(format!("dra-probe-{}", std::process::id()));
+    let code = format!(
+        "for p in {host} /tmp/x /usr/probe /etc/probe /probe; do\n  if echo x > \"$p\" 2>/dev/null; then echo \"wrote $p\"; else echo \"denied $p\"; fi\ndone",
+        host = host_tmp.display()
+    );
+    let o = run(&b, Language::Shell, &code, &limits()).await;
+    // /tmp inside is the sandbox's own tmpfs: writable, and gone after.
+    assert!(o.stdout.contains("denied /usr/probe"), "{o:?}");
+    assert!(o.stdout.contains("denied /etc/probe"), "{o:?}");
+    assert!(o.stdout.contains("denied /probe"), "{o:?}");
+    assert!(!host_tmp.exists(), "the host's temp dir got a file");
+    assert!(!Path::new("/usr/probe").exists() && !Path::new("/tmp/x").exists());
+}
+
+#[tokio::test]
+async fn probe_fork_bomb_is_bounded_and_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let l = Limits {
+        timeout: Duration::from_secs(10),
+        ..Limits::default()
+    };
+    let code = "import os, time\nn = 0\nfor _ in range(5000):\n    try:\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        n += 1\n    except OSError as e:\n        print('fork refused after', n, e.errno)\n        break\n";
+    let o = run(&b, Language::Python, code, &l).await;
+    assert!(o.stdout.contains("fork refused after"), "{o:?}");
+    let n: u64 = o.stdout.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(n <= l.processes, "{n} processes were started");
+    // The sleeping children die with the sandbox: the call ended at once.
+    assert!(o.duration < Duration::from_secs(10), "{o:?}");
+}
+
+#[tokio::test]
+async fn probe_infinite_loop_is_killed_at_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let l = Limits {
+        timeout: Duration::from_secs(2),
+        ..Limits::default()
+    };
+    let o = run(&b, Language::Shell, "echo started; while :; do :; done", &l).await;
+    assert_eq!(o.stopped, Some(Stopped::Timeout), "{o:?}");
+    assert_eq!(o.exit_code, None);
+    assert_eq!(o.stdout, "started\n");
+    assert!(o.duration < Duration::from_secs(6), "{o:?}");
+}
+
+#[tokio::test]
+async fn probe_printing_100_mb_is_cut_at_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let o = run(
+        &b,
+        Language::Python,
+        "import sys\nfor _ in range(100):\n    sys.stdout.write('x' * (1024 * 1024))\n",
+        &limits(),
+    )
+    .await;
+    assert_eq!(o.stopped, Some(Stopped::OutputCap), "{:?}", o.stopped);
+    assert!(o.truncated);
+    assert_eq!(o.stdout.len(), limits().output_bytes);
+}
+
+#[tokio::test]
+async fn probe_memory_hog_fails_inside_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let l = Limits {
+        memory_bytes: 256 * 1024 * 1024,
+        ..limits()
+    };
+    let o = run(
+        &b,
+        Language::Python,
+        "try:\n    x = bytearray(512 * 1024 * 1024)\n    print('ALLOCATED')\nexcept MemoryError:\n    print('memory refused')\n",
+        &l,
+    )
+    .await;
+    assert_eq!(o.stdout, "memory refused\n", "{o:?}");
+}
+
+#[test]
+fn the_probe_fails_loudly_without_a_working_bwrap() {
+    // A "bwrap" that cannot create anything: no sandbox, with a fix.
+    let dir = tempfile::tempdir().unwrap();
+    let b = Bwrap::with_binary("/bin/false".into(), &dir.path().join("ws"), false);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let err = rt.block_on(b.probe()).unwrap_err();
+    assert!(err.why.contains("cannot create a sandbox"), "{err:?}");
+    assert!(err.fix.contains("LLM_SANDBOX_URL"), "{err:?}");
+    let mut s = String::new();
+    std::io::Cursor::new(err.fix).read_to_string(&mut s).unwrap();
+    assert!(s.contains("user namespaces"));
+}

@@ -401,6 +401,7 @@ fn prepare_in(
         resume,
         lock: Some(lock),
         mcp: settings.mcp.clone(),
+        exec: settings.exec.clone(),
     };
     Ok(PreparedRun {
         engine,

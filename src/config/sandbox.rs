@@ -100,6 +100,9 @@ mod tests {
         assert_eq!(s.timeout, Duration::from_secs(5));
         assert_eq!(s.memory_mb, 256);
         assert_eq!(s.sidecar_token.as_ref().map(|t| t.expose()), Some("tok"));
-        assert!(s.sidecar_url.is_some_and(|u| u.starts_with("http://127.0.0.1:9")));
+        assert!(
+            s.sidecar_url
+                .is_some_and(|u| u.starts_with("http://127.0.0.1:9"))
+        );
     }
 }

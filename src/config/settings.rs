@@ -395,12 +395,7 @@ pub const SETTINGS: &[SettingSpec] = &[
         None,
         "Code-execution sandbox endpoint",
     ),
-    s(
-        SANDBOX_TOKEN,
-        Kind::Secret,
-        None,
-        "Sandbox auth token",
-    ),
+    s(SANDBOX_TOKEN, Kind::Secret, None, "Sandbox auth token"),
     s(
         SANDBOX_NETWORK,
         Kind::Bool,

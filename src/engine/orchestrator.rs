@@ -328,6 +328,7 @@ async fn run_one(
         );
     }
     super::tools::mcp::start(ctx, &config.mcp).await;
+    super::tools::execute::start(ctx, &config.exec).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
@@ -336,7 +337,8 @@ async fn run_one(
             ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
             ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
         }
-        .with(ctx.mcp_tools()),
+        .with(ctx.mcp_tools())
+        .with(&ctx.exec_tools()),
         nudge: prompts::orchestrator_nudge(),
     };
     let end = match &unclear {
@@ -355,6 +357,7 @@ async fn run_one(
             .await,
         ),
     };
+    super::tools::execute::finish(ctx).await;
     // Whatever was replayed, what follows is this invocation's own work.
     if let Some(replay) = &ctx.replay {
         replay.go_live(MAIN_AGENT);

@@ -96,11 +96,21 @@ impl Bwrap {
             timeout: Duration::from_secs(10),
             ..Limits::default()
         };
-        let fail = |why: String| Unavailable {
+        let fail = |why: String| {
+            Unavailable {
             why: format!("bubblewrap ({}) cannot create a sandbox here: {why}", self.bin.display()),
             fix: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; in a container, run it with a seccomp/AppArmor profile that permits them), or set LLM_SANDBOX_URL to an llm-sandbox sidecar".into(),
+        }
         };
-        match self
+        // In a throwaway workspace: the run's stays untouched until used.
+        let scratch = tempfile::tempdir().map_err(|e| fail(format!("no temp dir: {e}")))?;
+        let trial = Bwrap {
+            bin: self.bin.clone(),
+            workspace: scratch.path().join("workspace"),
+            network: self.network,
+            drop_to: self.drop_to,
+        };
+        match trial
             .run(
                 "test -w /workspace && test ! -e /root && echo sandbox-ok",
                 Language::Shell,
@@ -466,7 +476,10 @@ mod tests {
         assert!(has(&["--file", "0", CODE_PATH]));
         assert!(a.ends_with(&["python3".to_string(), CODE_PATH.to_string()]));
         // Nothing of the host's home, the workspace path or the whole root.
-        assert!(!a.iter().any(|x| x.starts_with("/root") || x.starts_with("/home")));
+        assert!(
+            !a.iter()
+                .any(|x| x.starts_with("/root") || x.starts_with("/home"))
+        );
         assert!(!a.iter().any(|x| x == "/x/ws"));
         assert!(!has(&["--ro-bind", "/", "/"]));
         let net = Bwrap::with_binary("/usr/bin/bwrap".into(), Path::new("/x"), true);

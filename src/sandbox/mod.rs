@@ -107,7 +107,9 @@ pub enum SandboxError {
     Unsupported(&'static str),
     #[error("cannot start the sandbox: {0}")]
     Start(String),
-    #[error("the sandbox sidecar refused the token (401): LLM_SANDBOX_TOKEN must match the sidecar's")]
+    #[error(
+        "the sandbox sidecar refused the token (401): LLM_SANDBOX_TOKEN must match the sidecar's"
+    )]
     Unauthorized,
     #[error("the sandbox sidecar failed: {0}")]
     Sidecar(String),

@@ -105,11 +105,13 @@ impl Sidecar {
         if let Some(id) = guard.as_ref() {
             return Ok(id.clone());
         }
-        let rb = self.request(reqwest::Method::POST, "/sessions").json(&json!({
-            "language": language.as_str(),
-            "timeout": self.session_timeout.as_secs(),
-            "network": self.network,
-        }));
+        let rb = self
+            .request(reqwest::Method::POST, "/sessions")
+            .json(&json!({
+                "language": language.as_str(),
+                "timeout": self.session_timeout.as_secs(),
+                "network": self.network,
+            }));
         let created: Created = self
             .send(rb, Duration::from_secs(120))
             .await?
@@ -122,7 +124,9 @@ impl Sidecar {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
-            return Err(SandboxError::Sidecar("the session id is not a plain id".into()));
+            return Err(SandboxError::Sidecar(
+                "the session id is not a plain id".into(),
+            ));
         }
         *guard = Some(created.id.clone());
         Ok(created.id)
@@ -155,7 +159,10 @@ impl Sandbox for Sidecar {
                 "timeout": limits.timeout.as_secs(),
             }));
         // The sidecar enforces the timeout; allow it a margin to answer.
-        let resp = match self.send(rb, limits.timeout + Duration::from_secs(10)).await {
+        let resp = match self
+            .send(rb, limits.timeout + Duration::from_secs(10))
+            .await
+        {
             Err(SandboxError::Sidecar(e)) if e.contains("timed out") => {
                 return Ok(ExecOutcome {
                     exit_code: None,

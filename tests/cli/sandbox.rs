@@ -21,10 +21,16 @@ fn limits() -> Limits {
 /// A bubblewrap sandbox over `workspace`, checked to work here.
 async fn bwrap(workspace: &Path) -> Bwrap {
     let b = Bwrap::locate(workspace, false).unwrap_or_else(|u| {
-        panic!("bubblewrap is required for these tests: {} ({})", u.why, u.fix)
+        panic!(
+            "bubblewrap is required for these tests: {} ({})",
+            u.why, u.fix
+        )
     });
     if let Err(u) = b.probe().await {
-        panic!("bubblewrap cannot create a sandbox here: {} ({})", u.why, u.fix);
+        panic!(
+            "bubblewrap cannot create a sandbox here: {} ({})",
+            u.why, u.fix
+        );
     }
     b
 }
@@ -51,11 +57,21 @@ async fn python_and_shell_run_and_write_only_into_the_workspace() {
         std::fs::read_to_string(ws.join("out.csv")).unwrap(),
         "a,b\n1,2\n"
     );
-    let o = run(&b, Language::Shell, "cat out.csv | wc -l; exit 3", &limits()).await;
+    let o = run(
+        &b,
+        Language::Shell,
+        "cat out.csv | wc -l; exit 3",
+        &limits(),
+    )
+    .await;
     assert_eq!((o.exit_code, o.stdout.trim()), (Some(3), "2"));
     // The environment is the sandbox's own: no secret of dra's reaches it.
     let o = run(&b, Language::Shell, "env | sort", &limits()).await;
-    assert!(!o.stdout.contains("API_KEY") && !o.stdout.contains("CARGO"), "{}", o.stdout);
+    assert!(
+        !o.stdout.contains("API_KEY") && !o.stdout.contains("CARGO"),
+        "{}",
+        o.stdout
+    );
 }
 
 #[tokio::test]
@@ -99,11 +115,28 @@ async fn probe_home_ssh_and_dra_config_are_absent() {
     assert!(!o.stdout.contains("READ"), "{o:?}");
     assert!(o.stdout.ends_with("end\n"), "{o:?}");
     // The whole root: system folders, the private /tmp and the workspace.
-    let root = o.stdout.lines().find_map(|l| l.strip_prefix("root: ")).unwrap();
+    let root = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("root: "))
+        .unwrap();
     for name in root.split_whitespace() {
         assert!(
-            ["bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr", "workspace"]
-                .contains(&name),
+            [
+                "bin",
+                "dev",
+                "etc",
+                "lib",
+                "lib32",
+                "lib64",
+                "libx32",
+                "proc",
+                "sbin",
+                "tmp",
+                "usr",
+                "workspace"
+            ]
+            .contains(&name),
             "unexpected /{name} in the sandbox: {root}"
         );
     }
@@ -203,6 +236,105 @@ fn the_probe_fails_loudly_without_a_working_bwrap() {
     assert!(err.why.contains("cannot create a sandbox"), "{err:?}");
     assert!(err.fix.contains("LLM_SANDBOX_URL"), "{err:?}");
     let mut s = String::new();
-    std::io::Cursor::new(err.fix).read_to_string(&mut s).unwrap();
+    std::io::Cursor::new(err.fix)
+        .read_to_string(&mut s)
+        .unwrap();
     assert!(s.contains("user namespaces"));
+}
+
+/// The lead first computes a growth rate with `execute`, then researches
+/// and reports as in the online session.
+fn script_with_execute(
+    body: &serde_json::Value,
+) -> Result<Vec<(&'static str, serde_json::Value)>, String> {
+    use super::online::{Who, script, who};
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
+    match who(body) {
+        Who::Lead if turn == 0 => Ok(vec![(
+            "execute",
+            serde_json::json!({
+                "language": "python",
+                "code": "revenue_2024, revenue_2025 = 120.0, 150.0\ngrowth = (revenue_2025 / revenue_2024 - 1) * 100\nprint(f'growth: {growth:.1f}%')\nopen('growth.txt', 'w').write(str(growth))\n"
+            }),
+        )]),
+        Who::Lead => {
+            // The rest of the session as if the computation had not happened.
+            let mut rest = body.clone();
+            let kept: Vec<serde_json::Value> = messages
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 2 && *i != 3)
+                .map(|(_, m)| m.clone())
+                .collect();
+            rest["messages"] = serde_json::Value::Array(kept);
+            script(&rest)
+        }
+        _ => script(body),
+    }
+}
+
+#[test]
+fn a_scripted_model_computes_with_execute_and_reads_the_result() {
+    use dra::protocol::{EventBody, StatusReason};
+    let server = super::online::start_with(super::online::Fault::None, script_with_execute);
+    let sb = super::common::Sandbox::new();
+    let out = sb
+        .dra()
+        .env("OPENAI_API_KEY", super::online::ONLINE_KEY)
+        .env("OPENAI_BASE_URL", &server.base)
+        .env("DRA_STREAMING", "false")
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "ask", "--corpus"])
+        .arg(super::common::repo_path(
+            "src/corpus/embedded/padmapay.json",
+        ))
+        .arg(super::common::PADMAPAY_QUESTION)
+        .timeout(Duration::from_secs(90))
+        .assert();
+    let events = super::common::parse_events(&String::from_utf8_lossy(&out.get_output().stdout));
+    let call = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::ToolCall { tool, args, .. } if tool == "execute" => Some(args.clone()),
+            _ => None,
+        })
+        .expect("an execute call event");
+    assert_eq!(call["language"], "python");
+    let result = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::ToolResult {
+                tool, ok, summary, ..
+            } if tool == "execute" => Some((*ok, summary.clone())),
+            _ => None,
+        })
+        .expect("an execute result event");
+    assert!(result.0, "{result:?}");
+    assert!(result.1.starts_with("python: exit code 0, "), "{result:?}");
+    assert!(result.1.ends_with("1 files written"), "{result:?}");
+    // What the model read back in its next request: the output, spotlighted.
+    let bodies = server.request_bodies();
+    let seen = bodies
+        .iter()
+        .find(|b| b.contains("growth: 25.0%"))
+        .expect("the model received the output");
+    assert!(seen.contains("exit code 0"), "{seen}");
+    assert!(seen.contains("untrusted-data"), "{seen}");
+    assert!(seen.contains("/workspace/growth.txt"), "{seen}");
+    // Offered to the lead and to sub-researchers alike.
+    let offered = |who: &str| {
+        bodies
+            .iter()
+            .any(|b| b.contains(who) && b.contains("\"name\":\"execute\""))
+    };
+    assert!(offered("submit_report") && offered("submit_findings"));
+    // The file stays with the run.
+    let written = sb.run_dir().join("workspace/growth.txt");
+    assert_eq!(std::fs::read_to_string(written).unwrap(), "25.0");
+    match &events.last().unwrap().body {
+        EventBody::Status(s) => assert_eq!(s.reason, Some(StatusReason::ReportDelivered), "{s:?}"),
+        other => panic!("{other:?}"),
+    }
 }

@@ -10,6 +10,7 @@
 //! line in [`names`] and one in the agent's list below.
 
 pub mod clarify;
+pub mod execute;
 mod fetch;
 pub mod mcp;
 mod review;
@@ -135,6 +136,7 @@ impl AgentCx {
 /// Every tool's name, from the tool's own file.
 pub mod names {
     pub use super::clarify::REQUEST_CLARIFICATION;
+    pub use super::execute::EXECUTE;
     pub use super::fetch::{FETCH_URL, READ_SOURCE};
     pub use super::review::REVIEW_EVIDENCE;
     pub use super::search::WEB_SEARCH;

@@ -69,7 +69,7 @@ pub struct Bwrap {
 }
 
 impl Bwrap {
-    /// Finds `bwrap` on `PATH` (or in `/usr/bin`).
+    /// Finds `bwrap` on `PATH`.
     pub fn locate(workspace: &Path, network: bool) -> Result<Bwrap, Unavailable> {
         let bin = find_on_path("bwrap").ok_or_else(|| Unavailable {
             why: "bubblewrap (bwrap) is not installed, and LLM_SANDBOX_URL is not set".into(),
@@ -452,7 +452,6 @@ fn tasks_of_user(uid: u32) -> u64 {
 fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/bin")])
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
@@ -498,7 +497,7 @@ mod tests {
     #[tokio::test]
     async fn capped_reads_stop_at_the_cap_and_say_so() {
         let (tx, mut rx) = mpsc::channel(2);
-        let data = vec![b'x'; 100];
+        let data = [b'x'; 100];
         let (buf, cut) = read_capped(&data[..], 10, tx.clone()).await;
         assert_eq!((buf.len(), cut), (10, true));
         assert!(rx.try_recv().is_ok());

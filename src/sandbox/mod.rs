@@ -164,6 +164,60 @@ pub async fn select(
     Ok(Arc::new(sandbox))
 }
 
+/// What `dra doctor` says about code execution: whether it is possible,
+/// with which isolation, or why not and how to get it. `ok` is false only
+/// when a configured sidecar does not answer (or refuses the token).
+pub async fn check(settings: &ExecSettings) -> (bool, String, Option<String>) {
+    let limits = Limits::from_settings(settings);
+    let limits_text = format!(
+        "limits per call: {} s, {} MiB, {} processes, {} bytes of output",
+        limits.timeout.as_secs(),
+        limits.memory_bytes / (1024 * 1024),
+        limits.processes,
+        limits.output_bytes
+    );
+    if !settings.enabled {
+        return (
+            true,
+            "no execute tool: DRA_EXECUTE=false".into(),
+            Some("set DRA_EXECUTE=true to let models run code in a sandbox".into()),
+        );
+    }
+    if let Some(url) = &settings.sidecar_url {
+        let probed = match sidecar::Sidecar::new(url, settings.sidecar_token.clone(), settings) {
+            Ok(s) => s.probe().await.map(|_| s.describe()),
+            Err(e) => Err(e),
+        };
+        return match probed {
+            Ok(d) => (true, format!("execute runs in the {d}; {limits_text}"), None),
+            Err(e) => (
+                false,
+                format!("LLM_SANDBOX_URL is set but the sidecar does not answer GET /health: {e}"),
+                Some("start the llm-sandbox sidecar, check LLM_SANDBOX_URL, and make LLM_SANDBOX_TOKEN match the sidecar's".into()),
+            ),
+        };
+    }
+    let scratch = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            return (
+                false,
+                format!("no temp dir for the sandbox probe: {e}"),
+                None,
+            );
+        }
+    };
+    let located = bwrap::Bwrap::locate(&scratch.path().join("workspace"), settings.network);
+    let outcome = match located {
+        Ok(b) => b.probe().await.map(|_| b.describe_isolation()),
+        Err(u) => Err(u),
+    };
+    match outcome {
+        Ok(d) => (true, format!("execute runs in {d}; {limits_text}"), None),
+        Err(u) => (true, format!("no execute tool: {}", u.why), Some(u.fix)),
+    }
+}
+
 /// Keeps the first `cap` bytes of `bytes` as text (a cut UTF-8 sequence at
 /// the end is dropped, invalid bytes become U+FFFD).
 pub fn text_of(bytes: &[u8], cap: usize) -> String {

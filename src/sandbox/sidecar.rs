@@ -99,6 +99,12 @@ impl Sidecar {
         }
     }
 
+    /// Whether the sidecar answers `GET /health` with this token.
+    pub async fn probe(&self) -> Result<(), SandboxError> {
+        let rb = self.request(reqwest::Method::GET, "/health");
+        self.send(rb, Duration::from_secs(5)).await.map(|_| ())
+    }
+
     /// The run's session, created on first use.
     async fn session(&self, language: Language) -> Result<String, SandboxError> {
         let mut guard = self.session.lock().await;

@@ -338,3 +338,174 @@ fn a_scripted_model_computes_with_execute_and_reads_the_result() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn doctor_names_the_sandbox_or_how_to_get_one() {
+    let sb = super::common::Sandbox::new();
+    let out = sb.dra().arg("doctor").assert();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.contains("] sandbox:"))
+        .expect(&text);
+    assert!(
+        line.starts_with("  [ok] sandbox: execute runs in bubblewrap"),
+        "{line}"
+    );
+    assert!(
+        line.contains("network off") && line.contains("30 s, 1024 MiB"),
+        "{line}"
+    );
+    // Without bwrap on PATH: no execute tool, and how to get one.
+    let empty = tempfile::tempdir().unwrap();
+    let out = sb.dra().env("PATH", empty.path()).arg("doctor").assert();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let at = text.find("] sandbox:").expect(&text);
+    let lines: Vec<&str> = text[at..].lines().take(2).collect();
+    assert!(
+        lines[0].contains("no execute tool: bubblewrap (bwrap) is not installed"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].contains("fix: install bubblewrap") && lines[1].contains("LLM_SANDBOX_URL"),
+        "{lines:?}"
+    );
+    // A configured sidecar that does not answer fails the check.
+    let out = sb
+        .dra()
+        .env("LLM_SANDBOX_URL", "http://127.0.0.1:9")
+        .arg("doctor")
+        .assert()
+        .failure();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("[FAIL] sandbox: LLM_SANDBOX_URL is set"),
+        "{text}"
+    );
+}
+
+mod sidecar {
+    //! The llm-sandbox sidecar client against a small loopback server that
+    //! speaks the documented API (it "runs" code by echoing a canned answer).
+
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use axum::Router;
+    use axum::extract::{Path as UrlPath, State};
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::routing::{delete, get, post};
+    use dra::config::{ExecSettings, Secret};
+    use dra::sandbox::sidecar::Sidecar;
+    use dra::sandbox::{Language, Limits, Sandbox, SandboxError};
+    use serde_json::{Value, json};
+
+    #[derive(Clone, Default)]
+    struct Log(Arc<Mutex<Vec<String>>>);
+
+    fn authorized(h: &HeaderMap) -> bool {
+        h.get("authorization").and_then(|v| v.to_str().ok()) == Some("Bearer tok-123")
+    }
+
+    async fn start() -> (String, Log) {
+        let log = Log::default();
+        let app = Router::new()
+            .route(
+                "/health",
+                get(|h: HeaderMap| async move {
+                    if authorized(&h) { StatusCode::OK } else { StatusCode::UNAUTHORIZED }
+                }),
+            )
+            .route(
+                "/sessions",
+                post(|State(log): State<Log>, h: HeaderMap, body: axum::Json<Value>| async move {
+                    if !authorized(&h) {
+                        return (StatusCode::UNAUTHORIZED, axum::Json(json!({})));
+                    }
+                    log.0.lock().unwrap().push(format!("create {}", body["language"]));
+                    (StatusCode::OK, axum::Json(json!({"id": "s-1"})))
+                }),
+            )
+            .route(
+                "/sessions/{id}/execute",
+                post(
+                    |State(log): State<Log>, UrlPath(id): UrlPath<String>, h: HeaderMap, body: axum::Json<Value>| async move {
+                        if !authorized(&h) {
+                            return (StatusCode::UNAUTHORIZED, axum::Json(json!({})));
+                        }
+                        log.0.lock().unwrap().push(format!("execute {id} {}", body["language"]));
+                        let code = body["code"].as_str().unwrap_or("").to_string();
+                        (
+                            StatusCode::OK,
+                            axum::Json(json!({"stdout": format!("ran: {code}\n"), "stderr": "", "exit_code": 0})),
+                        )
+                    },
+                ),
+            )
+            .route(
+                "/sessions/{id}",
+                delete(|State(log): State<Log>, UrlPath(id): UrlPath<String>| async move {
+                    log.0.lock().unwrap().push(format!("delete {id}"));
+                    StatusCode::NO_CONTENT
+                }),
+            )
+            .with_state(log.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        (url, log)
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            timeout: Duration::from_secs(5),
+            ..Limits::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn one_session_per_run_created_lazily_reused_and_deleted() {
+        let (url, log) = start().await;
+        let s = Sidecar::new(&url, Some(Secret::new("tok-123")), &ExecSettings::off()).unwrap();
+        s.probe().await.unwrap();
+        assert!(
+            log.0.lock().unwrap().is_empty(),
+            "no session before the first call"
+        );
+        let a = s
+            .run("print(1)", Language::Python, &limits())
+            .await
+            .unwrap();
+        let b = s.run("echo 2", Language::Shell, &limits()).await.unwrap();
+        assert_eq!(
+            (a.exit_code, a.stdout.as_str()),
+            (Some(0), "ran: print(1)\n")
+        );
+        assert_eq!(b.stdout, "ran: echo 2\n");
+        s.close().await;
+        s.close().await;
+        assert_eq!(
+            *log.0.lock().unwrap(),
+            vec![
+                "create \"python\"",
+                "execute s-1 \"python\"",
+                "execute s-1 \"shell\"",
+                "delete s-1"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_wrong_token_is_a_typed_401() {
+        let (url, log) = start().await;
+        let s = Sidecar::new(&url, Some(Secret::new("wrong")), &ExecSettings::off()).unwrap();
+        assert!(matches!(s.probe().await, Err(SandboxError::Unauthorized)));
+        let err = s
+            .run("print(1)", Language::Python, &limits())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, SandboxError::Unauthorized), "{err}");
+        assert!(err.to_string().contains("LLM_SANDBOX_TOKEN"));
+        assert!(log.0.lock().unwrap().is_empty());
+    }
+}

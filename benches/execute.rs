@@ -44,7 +44,11 @@ fn main() {
         .unwrap_or_else(|u| panic!("{}: {}", u.why, u.fix));
     let limits = Limits::default();
     for (lang, code, direct) in [
-        (Language::Python, "print(1)", ["/usr/bin/python3", "-c", "print(1)"]),
+        (
+            Language::Python,
+            "print(1)",
+            ["/usr/bin/python3", "-c", "print(1)"],
+        ),
         (Language::Shell, "echo 1", ["/usr/bin/sh", "-c", "echo 1"]),
     ] {
         let mut sandboxed = Vec::new();

@@ -400,6 +400,39 @@ mod tests {
         assert!(r.output.content.len() < STDOUT_SHOWN + 1_000);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn rendered_output_is_bounded_and_cannot_close_its_wrapping(
+            out in "(\\PC|<<untrusted-data MK>>|<</untrusted-data MK>>|\n){0,400}",
+            err in "\\PC{0,50}",
+        ) {
+            let mut o = outcome(&out.repeat(60), None);
+            o.stderr = err;
+            let r = render(Language::Python, &o, &[], &Limits::default(), "MK");
+            let c = &r.output.content;
+            proptest::prop_assert!(c.chars().count() <= STDOUT_SHOWN + STDERR_SHOWN + 1_000);
+            if r.withheld.is_none() {
+                proptest::prop_assert_eq!(c.matches("<</untrusted-data MK>>").count(), usize::from(!o.stdout.is_empty()) + usize::from(!o.stderr.is_empty()));
+            }
+        }
+
+        #[test]
+        fn changed_files_are_exactly_the_differences(
+            before in proptest::collection::hash_map("[a-c]{1,2}", 0u64..3, 0..6),
+            after in proptest::collection::hash_map("[a-c]{1,2}", 0u64..3, 0..6),
+        ) {
+            let snap = |m: &HashMap<String, u64>| -> Snapshot { m.iter().map(|(k, v)| (k.clone(), (*v, None))).collect() };
+            let changed = changed_files(&snap(&before), &snap(&after));
+            for (k, v) in &after {
+                let listed = changed.contains(&(k.clone(), *v));
+                proptest::prop_assert_eq!(listed, before.get(k) != Some(v));
+            }
+            proptest::prop_assert!(changed.windows(2).all(|w| w[0].0 < w[1].0));
+        }
+    }
+
     #[test]
     fn changed_files_are_new_or_modified_only() {
         let t = Some(SystemTime::UNIX_EPOCH);

@@ -4,7 +4,8 @@
 //! on them): orchestrator: `request_clarification`, `write_todos`, `task`,
 //! `web_search`, `fetch_url`, `read_source`, `review_evidence`,
 //! `submit_report`; sub-researcher: `web_search`, `fetch_url`,
-//! `read_source`, `submit_findings`.
+//! `read_source`, `submit_findings`; both: `execute` when the run has a
+//! sandbox.
 //!
 //! Adding a tool: a new file with its `Tool` impl and name constant, one
 //! line in [`names`] and one in the agent's list below.

@@ -113,6 +113,8 @@ pub enum SandboxError {
     Unauthorized,
     #[error("the sandbox sidecar failed: {0}")]
     Sidecar(String),
+    #[error("the sandbox sidecar did not answer within {0:?}")]
+    TimedOut(Duration),
 }
 
 /// A place where code runs isolated from the host.

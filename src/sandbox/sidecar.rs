@@ -81,11 +81,13 @@ impl Sidecar {
         rb: reqwest::RequestBuilder,
         timeout: Duration,
     ) -> Result<reqwest::Response, SandboxError> {
-        let resp = rb
-            .timeout(timeout)
-            .send()
-            .await
-            .map_err(|e| SandboxError::Sidecar(format!("{}: {e}", self.base)))?;
+        let resp = rb.timeout(timeout).send().await.map_err(|e| {
+            if e.is_timeout() {
+                SandboxError::TimedOut(timeout)
+            } else {
+                SandboxError::Sidecar(format!("{}: {e}", self.base))
+            }
+        })?;
         match resp.status() {
             s if s == reqwest::StatusCode::UNAUTHORIZED => Err(SandboxError::Unauthorized),
             s if s.is_success() => Ok(resp),
@@ -169,7 +171,7 @@ impl Sandbox for Sidecar {
             .send(rb, limits.timeout + Duration::from_secs(10))
             .await
         {
-            Err(SandboxError::Sidecar(e)) if e.contains("timed out") => {
+            Err(SandboxError::TimedOut(_)) => {
                 return Ok(ExecOutcome {
                     exit_code: None,
                     signal: None,

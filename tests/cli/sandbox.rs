@@ -584,6 +584,77 @@ mod sidecar {
         );
     }
 
+    /// The sidecar on a runtime of its own, for runs of the binary.
+    fn start_blocking() -> (String, Log, tokio::runtime::Runtime) {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (url, log) = rt.block_on(start());
+        (url, log, rt)
+    }
+
+    fn run_with_sidecar(url: &str, token: &str) -> (Vec<String>, Vec<dra::protocol::Event>) {
+        let server = super::super::online::start_with(
+            super::super::online::Fault::None,
+            super::script_with_execute,
+        );
+        let sb = super::super::common::Sandbox::new();
+        let out = sb
+            .dra()
+            .env("OPENAI_API_KEY", super::super::online::ONLINE_KEY)
+            .env("OPENAI_BASE_URL", &server.base)
+            .env("DRA_STREAMING", "false")
+            .env("LLM_SANDBOX_URL", url)
+            .env("LLM_SANDBOX_TOKEN", token)
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args(["--json", "ask", "--corpus"])
+            .arg(super::super::common::repo_path(
+                "src/corpus/embedded/padmapay.json",
+            ))
+            .arg(super::super::common::PADMAPAY_QUESTION)
+            .timeout(Duration::from_secs(90))
+            .assert()
+            .success();
+        let events =
+            super::super::common::parse_events(&String::from_utf8_lossy(&out.get_output().stdout));
+        // Secrets never reach the run's files.
+        for path in super::super::common::run_files(&sb.run_dir()) {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            assert!(!text.contains(token), "token in {}", path.display());
+        }
+        (server.request_bodies(), events)
+    }
+
+    #[test]
+    fn a_run_uses_the_sidecar_over_bubblewrap_and_deletes_its_session() {
+        let (url, log, _rt) = start_blocking();
+        let (bodies, _) = run_with_sidecar(&url, "tok-123");
+        assert_eq!(
+            *log.0.lock().unwrap(),
+            vec!["create \"python\"", "execute s-1 \"python\"", "delete s-1"]
+        );
+        assert!(bodies.iter().any(|b| b.contains("ran: revenue_2024")));
+    }
+
+    #[test]
+    fn a_token_mismatch_reaches_the_model_as_an_explained_error() {
+        let (url, log, _rt) = start_blocking();
+        let (bodies, events) = run_with_sidecar(&url, "tok-wrong");
+        assert!(log.0.lock().unwrap().is_empty());
+        assert!(
+            bodies
+                .iter()
+                .any(|b| b.contains("LLM_SANDBOX_TOKEN must match"))
+        );
+        let failed = events.iter().any(|e| {
+            matches!(&e.body, dra::protocol::EventBody::ToolResult { tool, ok: false, .. } if tool == "execute")
+        });
+        assert!(failed);
+    }
+
     #[tokio::test]
     async fn a_wrong_token_is_a_typed_401() {
         let (url, log) = start().await;

@@ -409,6 +409,10 @@ fn child_setup(workspace_fd: i32, l: &RLimits, drop_to: Option<(u32, u32)>) -> i
             return Err(io::Error::last_os_error());
         }
     }
+    // Descriptors dra itself inherited without close-on-exec (a parent's
+    // pipes, files) must not reach the code: all but stdio and the
+    // workspace are closed.
+    close_other_descriptors(workspace_fd);
     // SAFETY: plain fcntl on a descriptor this process owns.
     if unsafe { libc::fcntl(workspace_fd, libc::F_SETFD, 0) } == -1 {
         return Err(io::Error::last_os_error());
@@ -426,6 +430,33 @@ fn child_setup(workspace_fd: i32, l: &RLimits, drop_to: Option<(u32, u32)>) -> i
         }
     }
     Ok(())
+}
+
+/// Closes every descriptor from 3 up but `keep` (close_range, or one by
+/// one on kernels before 5.9). Async-signal-safe: system calls only.
+fn close_other_descriptors(keep: i32) {
+    let ranges = [(3, keep - 1), (keep + 1, i32::MAX)];
+    for (lo, hi) in ranges {
+        if lo > hi {
+            continue;
+        }
+        // SAFETY: close_range takes two descriptor numbers and flags; it
+        // only closes descriptors of this (forked) process.
+        let done = unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                lo as libc::c_uint,
+                hi as libc::c_uint,
+                0u32,
+            )
+        } == 0;
+        if !done {
+            for fd in lo..hi.min(65_536) {
+                // SAFETY: closing a descriptor number, open or not.
+                unsafe { libc::close(fd) };
+            }
+        }
+    }
 }
 
 /// Tasks (processes and threads) `uid` runs now: RLIMIT_NPROC counts them

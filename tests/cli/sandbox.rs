@@ -65,6 +65,29 @@ async fn python_and_shell_run_and_write_only_into_the_workspace() {
     )
     .await;
     assert_eq!((o.exit_code, o.stdout.trim()), (Some(3), "2"));
+    // No descriptor of dra's but the three pipes reaches the code, not even
+    // one dra inherited without close-on-exec.
+    let inherited = std::fs::File::open("/dev/null").unwrap();
+    // SAFETY: clearing FD_CLOEXEC on a descriptor this test owns.
+    assert_eq!(
+        unsafe {
+            libc::fcntl(
+                std::os::fd::AsRawFd::as_raw_fd(&inherited),
+                libc::F_SETFD,
+                0,
+            )
+        },
+        0
+    );
+    let o = run(&b, Language::Python, "import os\nfor f in os.listdir('/proc/self/fd'):\n    if int(f) > 2:\n        try:\n            print(f, os.readlink('/proc/self/fd/' + f))\n        except OSError:\n            print(f, '-')", &limits()).await;
+    // Each line: a descriptor above stdio and what it points to.
+    for line in o.stdout.lines() {
+        let target = line.split_once(' ').map(|(_, t)| t).unwrap_or("");
+        assert!(
+            target == "/workspace" || target == "-",
+            "leaked: {line} ({o:?})"
+        );
+    }
     // The environment is the sandbox's own: no secret of dra's reaches it.
     let o = run(&b, Language::Shell, "env | sort", &limits()).await;
     assert!(

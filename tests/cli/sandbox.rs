@@ -387,6 +387,32 @@ fn printing_100_mb_reaches_the_model_cut_and_dra_stays_small() {
 }
 
 #[test]
+fn the_human_rows_show_each_code_run() {
+    let server = super::online::start_with(super::online::Fault::None, script_with_execute);
+    let sb = super::common::Sandbox::new();
+    let out = sb
+        .dra()
+        .env("OPENAI_API_KEY", super::online::ONLINE_KEY)
+        .env("OPENAI_BASE_URL", &server.base)
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["ask", "--corpus"])
+        .arg(super::common::repo_path(
+            "src/corpus/embedded/padmapay.json",
+        ))
+        .arg(super::common::PADMAPAY_QUESTION)
+        .timeout(Duration::from_secs(90))
+        .assert()
+        .success();
+    let rows = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let row = rows
+        .lines()
+        .find(|l| l.contains("execute: python: exit code 0, "))
+        .unwrap_or_else(|| panic!("{rows}"));
+    assert!(row.ends_with("1 files written"), "{row}");
+}
+
+#[test]
 fn a_scripted_model_computes_with_execute_and_reads_the_result() {
     use dra::protocol::{EventBody, StatusReason};
     let server = super::online::start_with(super::online::Fault::None, script_with_execute);

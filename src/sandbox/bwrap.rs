@@ -34,6 +34,9 @@ use super::{ExecOutcome, Language, Limits, Sandbox, SandboxError, Stopped, Unava
 /// The user dra drops to when it runs as root.
 pub const NOBODY: u32 = 65534;
 
+/// Size of the sandbox's private `/tmp` (a tmpfs lives in memory).
+pub const TMP_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Where the code file lands inside the sandbox.
 const CODE_PATH: &str = "/tmp/.dra-code";
 
@@ -154,7 +157,9 @@ impl Bwrap {
     pub fn args(&self, language: Language, workspace_fd: i32) -> Vec<String> {
         let mut a: Vec<String> = Vec::new();
         let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
-        push(&["--unshare-all"]);
+        // No user namespaces inside: the code cannot build its own
+        // sandbox to reach kernel surface only namespace owners get.
+        push(&["--unshare-all", "--unshare-user", "--disable-userns"]);
         if self.network {
             push(&["--share-net"]);
         }
@@ -188,11 +193,14 @@ impl Bwrap {
             push(&["--ro-bind-try", f, f]);
         }
         let fd = workspace_fd.to_string();
+        let tmp_size = TMP_BYTES.to_string();
         push(&[
             "--proc",
             "/proc",
             "--dev",
             "/dev",
+            "--size",
+            &tmp_size,
             "--tmpfs",
             "/tmp",
             "--perms",
@@ -501,6 +509,8 @@ mod tests {
         assert!(has(&["--bind-fd", "7", "/workspace"]));
         assert!(has(&["--chdir", "/workspace"]));
         assert!(has(&["--remount-ro", "/"]));
+        assert!(has(&["--disable-userns"]));
+        assert!(has(&["--size", &TMP_BYTES.to_string(), "--tmpfs", "/tmp"]));
         assert!(has(&["--clearenv"]));
         assert!(has(&["--die-with-parent"]));
         assert!(has(&["--file", "0", CODE_PATH]));

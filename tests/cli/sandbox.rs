@@ -198,6 +198,18 @@ async fn probe_writes_outside_the_workspace_never_reach_the_host() {
 }
 
 #[tokio::test]
+async fn probe_nested_namespaces_and_filling_tmp_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bwrap(&dir.path().join("workspace")).await;
+    let code = "if unshare -U true 2>/dev/null; then echo NESTED; else echo nested refused; fi\nif head -c 314572800 /dev/zero > /tmp/fill 2>/dev/null; then echo FILLED; else echo tmp full; fi\n";
+    let o = run(&b, Language::Shell, code, &limits()).await;
+    assert!(o.stdout.contains("nested refused"), "{o:?}");
+    // ENOSPC (the tmpfs size) or SIGXFSZ (the file-size limit): never 300 MiB in RAM.
+    assert!(o.stdout.contains("tmp full"), "{o:?}");
+    assert!(!o.stdout.contains("FILLED"), "{o:?}");
+}
+
+#[tokio::test]
 async fn probe_fork_bomb_is_bounded_and_ends() {
     let dir = tempfile::tempdir().unwrap();
     let b = bwrap(&dir.path().join("workspace")).await;

@@ -69,6 +69,8 @@ pub struct Bwrap {
     network: bool,
     /// `(uid, gid)` to run bwrap as, when dra runs as root.
     drop_to: Option<(u32, u32)>,
+    /// Whether `python3` is found inside (set by the probe; assumed before).
+    python: std::sync::atomic::AtomicBool,
 }
 
 impl Bwrap {
@@ -89,6 +91,7 @@ impl Bwrap {
             workspace: workspace.to_path_buf(),
             network,
             drop_to: root.then_some((NOBODY, NOBODY)),
+            python: std::sync::atomic::AtomicBool::new(true),
         }
     }
 
@@ -112,16 +115,22 @@ impl Bwrap {
             workspace: scratch.path().join("workspace"),
             network: self.network,
             drop_to: self.drop_to,
+            python: std::sync::atomic::AtomicBool::new(true),
         };
         match trial
             .run(
-                "test -w /workspace && test ! -e /root && echo sandbox-ok",
+                "test -w /workspace && test ! -e /root && echo sandbox-ok\ncommand -v python3 >/dev/null && echo python3\nexit 0",
                 Language::Shell,
                 &limits,
             )
             .await
         {
-            Ok(o) if o.exit_code == Some(0) && o.stdout.trim() == "sandbox-ok" => Ok(()),
+            Ok(o) if o.exit_code == Some(0) && o.stdout.starts_with("sandbox-ok\n") => {
+                let python = o.stdout.lines().any(|l| l == "python3");
+                self.python
+                    .store(python, std::sync::atomic::Ordering::Relaxed);
+                Ok(())
+            }
             Ok(o) => Err(fail(format!(
                 "exit {:?}: {}",
                 o.exit_code,
@@ -248,8 +257,13 @@ impl Bwrap {
 
     pub fn describe_isolation(&self) -> String {
         format!(
-            "bubblewrap ({}): user, pid, mount, ipc, uts and cgroup namespaces; network {}; read-only /usr, no home, workspace read-write at /workspace; runs as {}",
+            "bubblewrap ({}, {}): user, pid, mount, ipc, uts and cgroup namespaces; network {}; read-only /usr, no home, workspace read-write at /workspace; runs as {}",
             self.bin.display(),
+            if self.python.load(std::sync::atomic::Ordering::Relaxed) {
+                "python and shell"
+            } else {
+                "shell only: no python3 under /usr"
+            },
             if self.network {
                 "shared (LLM_SANDBOX_NETWORK=true)"
             } else {
@@ -275,6 +289,9 @@ impl Sandbox for Bwrap {
         language: Language,
         limits: &Limits,
     ) -> Result<ExecOutcome, SandboxError> {
+        if language == Language::Python && !self.python.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(SandboxError::Unsupported("python"));
+        }
         let start_err = |what: &str, e: io::Error| SandboxError::Start(format!("{what}: {e}"));
         self.prepare_workspace()
             .map_err(|e| start_err(&format!("workspace {}", self.workspace.display()), e))?;

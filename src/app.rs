@@ -475,6 +475,7 @@ fn prepare_in(
         resume,
         lock: Some(lock),
         mcp: settings.mcp.clone(),
+        exec: settings.exec.clone(),
     };
     Ok(PreparedRun {
         engine,

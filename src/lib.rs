@@ -6,6 +6,7 @@
 //! - [`question`]: what kind of question was asked (leaf).
 //! - [`report`]: hygiene, citation lint, composing report.md and sources.json.
 //! - [`store`]: the run directory and its writer.
+//! - [`sandbox`]: sandboxed code execution (bubblewrap, the llm-sandbox sidecar).
 //! - [`config`]: layered settings with provenance, model tiers.
 //! - [`mcp`]: dra as a client of the user's MCP servers (rmcp); its configuration rules are in `config::mcp`.
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
@@ -26,6 +27,7 @@ pub mod ports;
 pub mod protocol;
 pub mod question;
 pub mod report;
+pub mod sandbox;
 pub mod skills;
 pub mod store;
 pub mod web;

@@ -42,6 +42,7 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
     let web = CorpusWeb::new(Arc::new(Corpus::embedded().unwrap()));
     EngineConfig {
         mcp: Default::default(),
+        exec: dra::config::ExecSettings::off(),
         run_dir,
         header: RunHeader {
             kind: "run_header".into(),

@@ -180,6 +180,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         },
     });
     mcp_checks(&typed.mcp.servers, checks);
+    checks.push(sandbox_check(&typed.exec));
     let runs = c.runs_dir();
     checks.push(match crate::config::dir_is_writable(&runs) {
         Ok(()) => Check {
@@ -353,6 +354,22 @@ fn mcp_checks(servers: &[crate::mcp::McpServer], checks: &mut Vec<Check>) {
                 fix: Some(fix),
             },
         });
+    }
+}
+
+/// Code execution: the sandbox dra would use, or why there is none.
+fn sandbox_check(exec: &crate::config::ExecSettings) -> Check {
+    let checked = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map(|rt| rt.block_on(crate::sandbox::check(exec)));
+    let (ok, detail, fix) =
+        checked.unwrap_or_else(|e| (false, format!("cannot start the async runtime: {e}"), None));
+    Check {
+        name: "sandbox",
+        ok,
+        detail,
+        fix,
     }
 }
 

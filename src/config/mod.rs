@@ -7,6 +7,7 @@
 
 mod layers;
 pub mod mcp;
+mod sandbox;
 mod secret;
 pub mod settings;
 pub mod tiers;
@@ -21,6 +22,7 @@ use serde_json::Value as Json;
 
 pub use layers::{Layers, Origin, default_config_path, default_data_dir};
 use layers::{read_config_file, read_dotenv};
+pub use sandbox::ExecSettings;
 pub use secret::Secret;
 pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};

@@ -113,6 +113,14 @@ pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
 pub const CORPUS_MAX_TOTAL_BYTES: &str = "DRA_CORPUS_MAX_TOTAL_BYTES";
 
 /// Every setting dra reads, in the order `dra doctor` prints them.
+pub const SANDBOX_URL: &str = "LLM_SANDBOX_URL";
+pub const SANDBOX_TOKEN: &str = "LLM_SANDBOX_TOKEN";
+pub const SANDBOX_NETWORK: &str = "LLM_SANDBOX_NETWORK";
+pub const SANDBOX_SESSION_TIMEOUT: &str = "LLM_SANDBOX_SESSION_TIMEOUT";
+pub const EXECUTE: &str = "DRA_EXECUTE";
+pub const EXEC_TIMEOUT: &str = "DRA_EXEC_TIMEOUT";
+pub const EXEC_MEMORY_MB: &str = "DRA_EXEC_MEMORY_MB";
+
 pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         key: OPENAI_API_KEY,
@@ -382,28 +390,41 @@ pub const SETTINGS: &[SettingSpec] = &[
         "Directory inside the sandbox for offloaded results",
     ),
     s(
-        "LLM_SANDBOX_URL",
+        SANDBOX_URL,
         Kind::Url,
         None,
         "Code-execution sandbox endpoint",
     ),
+    s(SANDBOX_TOKEN, Kind::Secret, None, "Sandbox auth token"),
     s(
-        "LLM_SANDBOX_TOKEN",
-        Kind::Secret,
-        None,
-        "Sandbox auth token",
-    ),
-    s(
-        "LLM_SANDBOX_NETWORK",
+        SANDBOX_NETWORK,
         Kind::Bool,
         Some("false"),
         "Allow outbound network inside the sandbox",
     ),
     s(
-        "LLM_SANDBOX_SESSION_TIMEOUT",
+        SANDBOX_SESSION_TIMEOUT,
         Kind::Seconds,
         Some("900"),
         "Sandbox session timeout (seconds)",
+    ),
+    s(
+        EXECUTE,
+        Kind::Bool,
+        Some("true"),
+        "Offer the execute tool when a sandbox is available",
+    ),
+    s(
+        EXEC_TIMEOUT,
+        Kind::Seconds,
+        Some("30"),
+        "Wall-time limit of one execute call",
+    ),
+    s(
+        EXEC_MEMORY_MB,
+        Kind::Uint { min: 64 },
+        Some("1024"),
+        "Address-space limit of one execute call (MiB)",
     ),
 ];
 
@@ -427,10 +448,6 @@ pub const NOT_USED_YET: &[&str] = &[
     "DRA_MAX_RESULT_ROWS",
     "DRA_OFFLOAD_RESULTS",
     "DRA_OFFLOAD_DIR",
-    "LLM_SANDBOX_URL",
-    "LLM_SANDBOX_TOKEN",
-    "LLM_SANDBOX_NETWORK",
-    "LLM_SANDBOX_SESSION_TIMEOUT",
 ];
 
 pub fn spec(key: &str) -> Option<&'static SettingSpec> {

@@ -127,6 +127,8 @@ pub struct Settings {
     pub today: NaiveDate,
     /// MCP servers and the limits on calling them.
     pub mcp: super::mcp::McpSettings,
+    /// Code execution: the sandbox and the limits of one call.
+    pub exec: super::ExecSettings,
     /// Settings of features that do not exist yet which the user set.
     pub not_used_yet: Vec<&'static str>,
 }
@@ -210,6 +212,7 @@ impl Settings {
                 rate_limit_max_wait: seconds(keys::MCP_RATE_LIMIT_MAX_WAIT),
                 startup_timeout: super::mcp::STARTUP_TIMEOUT,
             },
+            exec: super::ExecSettings::from_config(c),
             not_used_yet: keys::NOT_USED_YET
                 .iter()
                 .copied()
@@ -335,12 +338,13 @@ mod tests {
 
     #[test]
     fn today_can_be_pinned_and_unused_settings_are_named() {
-        let s = settings(&[
-            ("DRA_TODAY", "2026-03-04"),
-            ("LLM_SANDBOX_URL", "http://127.0.0.1:9"),
-        ]);
+        let s = settings(&[("DRA_TODAY", "2026-03-04")]);
         assert_eq!(s.today, NaiveDate::from_ymd_opt(2026, 3, 4).unwrap());
-        assert_eq!(s.not_used_yet, vec!["LLM_SANDBOX_URL"]);
+        // Any key still waiting for its feature is named when set.
+        if let Some(spec) = keys::NOT_USED_YET.first().and_then(|k| keys::spec(k)) {
+            let s = settings(&[(spec.key, spec.default.unwrap_or("x"))]);
+            assert_eq!(s.not_used_yet, vec![spec.key]);
+        }
         assert!(settings(&[]).not_used_yet.is_empty());
     }
 

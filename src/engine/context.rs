@@ -238,6 +238,8 @@ pub struct RunCtx {
     pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
     /// The tools of the user's MCP servers, set once they have started.
     pub mcp_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
+    /// `execute`, set at start-up when a sandbox is available.
+    pub execute: std::sync::OnceLock<Arc<super::tools::execute::Execute>>,
 }
 
 pub struct RunCtxInit {
@@ -312,6 +314,7 @@ impl RunCtx {
             replay: init.replay,
             answers: Mutex::new(init.answers.into()),
             mcp_tools: std::sync::OnceLock::new(),
+            execute: std::sync::OnceLock::new(),
         }
     }
 
@@ -326,6 +329,14 @@ impl RunCtx {
     /// The MCP tools every agent is offered (none before start-up).
     pub fn mcp_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
         self.mcp_tools.get().map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// `execute` when the run has a sandbox, else nothing.
+    pub fn exec_tools(&self) -> Vec<Arc<dyn super::tools::Tool>> {
+        self.execute
+            .get()
+            .map(|t| vec![t.clone() as Arc<dyn super::tools::Tool>])
+            .unwrap_or_default()
     }
 
     pub fn collect_findings(&self, f: Findings) {

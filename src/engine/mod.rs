@@ -75,6 +75,8 @@ pub struct EngineConfig {
     pub lock: Option<RunLock>,
     /// The user's MCP servers, connected at run start.
     pub mcp: crate::mcp::McpSettings,
+    /// Code execution: the sandbox and its limits.
+    pub exec: crate::config::ExecSettings,
 }
 
 /// What a resumed run brings from its earlier invocations.

@@ -354,6 +354,7 @@ async fn run_one(
         );
     }
     super::tools::mcp::start(ctx, &config.mcp).await;
+    super::tools::execute::start(ctx, &config.exec).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
@@ -367,7 +368,8 @@ async fn run_one(
             ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
         }
         .with_skills(&ctx.skills)
-        .with(ctx.mcp_tools()),
+        .with(ctx.mcp_tools())
+        .with(&ctx.exec_tools()),
         nudge: prompts::orchestrator_nudge(),
     };
     let end = match &unclear {
@@ -387,6 +389,7 @@ async fn run_one(
             .await,
         ),
     };
+    super::tools::execute::finish(ctx).await;
     // Whatever was replayed, what follows is this invocation's own work.
     if let Some(replay) = &ctx.replay {
         replay.go_live(MAIN_AGENT);

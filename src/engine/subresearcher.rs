@@ -35,7 +35,8 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
         ),
         tools: ToolRegistry::subresearcher()
             .with_skills(&run.skills)
-            .with(run.mcp_tools()),
+            .with(run.mcp_tools())
+            .with(&run.exec_tools()),
         nudge: prompts::subresearcher_nudge(),
     };
     let user = prompts::subresearcher_user(description, &run.today);

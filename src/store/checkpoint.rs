@@ -174,7 +174,25 @@ pub fn list_runs(runs_dir: &Path) -> Vec<PathBuf> {
                 .collect()
         })
         .unwrap_or_default();
-    dirs.sort();
+    // Oldest first: by the second in the directory's name, then (two runs
+    // started in the same second) by when each one's log was created.
+    let born = |p: &PathBuf| {
+        std::fs::metadata(p.join("events.jsonl"))
+            .and_then(|m| m.created().or_else(|_| m.modified()))
+            .ok()
+    };
+    let stamp = |p: &PathBuf| {
+        p.file_name()
+            .map(|n| {
+                n.to_string_lossy()
+                    .split('-')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    dirs.sort_by_cached_key(|p| (stamp(p), born(p), p.clone()));
     dirs
 }
 

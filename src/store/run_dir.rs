@@ -73,6 +73,11 @@ impl RunDir {
         &self.path
     }
 
+    /// The run's workspace: `/workspace` inside the sandbox.
+    pub fn workspace_dir(&self) -> PathBuf {
+        self.path.join("workspace")
+    }
+
     pub fn events_path(&self) -> PathBuf {
         self.path.join("events.jsonl")
     }

@@ -13,13 +13,23 @@ use super::common::{PADMAPAY_QUESTION, Sandbox, repo_path};
 use super::online::{self, Fault, ONLINE_KEY, Who, who};
 use super::web_run::Site;
 
-/// Run directories, oldest first.
+/// Run directories, oldest first (by the second they were created in, then
+/// by the moment their first event was written).
 fn run_dirs(sb: &Sandbox) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(sb.runs())
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    dirs.sort();
+    let started = |d: &PathBuf| {
+        let events = std::fs::read_to_string(d.join("events.jsonl")).unwrap_or_default();
+        events
+            .lines()
+            .nth(1)
+            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            .and_then(|v| v["ts"].as_str().map(String::from))
+            .unwrap_or_default()
+    };
+    dirs.sort_by_key(|d| started(d));
     dirs
 }
 

@@ -15,6 +15,7 @@ mod redteam;
 mod resume;
 mod robust_cli;
 mod runs;
+mod sandbox;
 mod scripted_offline;
 mod skills;
 mod snapshots;

@@ -17,6 +17,11 @@ fn settings(sb: &Sandbox) -> insta::Settings {
     s.add_filter(r"\d{8}T\d{6}Z-[0-9a-f]{8}", "[RUN]");
     s.add_filter(r"run [0-9a-f]{8}", "run [ID]");
     s.add_filter(r"v\d+\.\d+\.\d+", "v[VERSION]");
+    // Which sandbox doctor finds depends on the machine (tests/cli/sandbox.rs checks it).
+    s.add_filter(
+        r"\] sandbox: [^\n]*(\n        fix: [^\n]*)?",
+        "] sandbox: [THIS MACHINE'S SANDBOX]",
+    );
     s
 }
 

@@ -9,7 +9,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::super::{GlobalArgs, print_stdout, stderr_is_live};
 use crate::engine::RunSummary;
-use crate::engine::tools::names::{FETCH_URL, WEB_SEARCH};
+use crate::engine::tools::names::{EXECUTE, FETCH_URL, WEB_SEARCH};
 use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict, WarningCode};
 
 pub struct Human {
@@ -252,7 +252,8 @@ impl Human {
             EventBody::ToolResult {
                 tool, ok, summary, ..
             } => {
-                if !ok {
+                // Code runs are shown even when they succeed: what ran, how it ended.
+                if !ok || tool == EXECUTE {
                     self.line(&format!("  {agent} {tool}: {}", one(summary)));
                 }
             }

@@ -5,12 +5,13 @@
 //! `web_search`, `fetch_url`, `read_source`, `review_evidence`,
 //! `submit_report`; sub-researcher: `web_search`, `fetch_url`,
 //! `read_source`, `submit_findings`; both also `read_skill` when the run
-//! found any skill.
+//! found any skill, and `execute` when the run has a sandbox.
 //!
 //! Adding a tool: a new file with its `Tool` impl and name constant, one
 //! line in [`names`] and one in the agent's list below.
 
 pub mod clarify;
+pub mod execute;
 mod fetch;
 pub mod mcp;
 pub mod read_skill;
@@ -138,6 +139,7 @@ impl AgentCx {
 /// Every tool's name, from the tool's own file.
 pub mod names {
     pub use super::clarify::REQUEST_CLARIFICATION;
+    pub use super::execute::EXECUTE;
     pub use super::fetch::{FETCH_URL, READ_SOURCE};
     pub use super::read_skill::READ_SKILL;
     pub use super::review::REVIEW_EVIDENCE;

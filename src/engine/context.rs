@@ -502,6 +502,32 @@ impl RunCtx {
     }
 
     /// Wraps untrusted text in this run's delimiters.
+    /// Makes a call outside the run that costs or acts (an MCP call, a
+    /// custom tool, code in the sandbox) once: its answer is recorded
+    /// under `key` (what was asked), and a resumed run gets the recorded
+    /// answer instead of calling again.
+    pub async fn external<T, F>(&self, key: &str, call: F) -> T
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned,
+        F: std::future::Future<Output = T>,
+    {
+        if let Some(v) = self.replay.as_ref().and_then(|r| r.external(key))
+            && let Ok(answer) = serde_json::from_value::<T>(v)
+        {
+            return answer;
+        }
+        let answer = call.await;
+        if let Ok(result) = serde_json::to_value(&answer) {
+            self.emitter
+                .record(crate::store::Record::External {
+                    key: key.to_string(),
+                    result,
+                })
+                .await;
+        }
+        answer
+    }
+
     pub fn spotlight(&self, text: &str) -> String {
         super::spotlight::wrap(&self.spotlight, text)
     }

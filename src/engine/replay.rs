@@ -42,6 +42,7 @@ pub struct Replay {
     tool_result_count: u64,
     searches: Mutex<HashMap<(String, usize), VecDeque<SearchResult>>>,
     fetches: Mutex<HashMap<String, VecDeque<FetchResult>>>,
+    externals: Mutex<HashMap<String, VecDeque<Value>>>,
     answers: Mutex<VecDeque<RecordedAnswers>>,
     /// Agents with at least one record.
     recorded_agents: HashSet<String>,
@@ -138,6 +139,13 @@ impl Replay {
                     .get_mut()
                     .unwrap_or_else(|p| p.into_inner())
                     .entry(url)
+                    .or_default()
+                    .push_back(result),
+                Record::External { key, result } => r
+                    .externals
+                    .get_mut()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(key)
                     .or_default()
                     .push_back(result),
                 Record::ClarificationAnswers {
@@ -252,6 +260,13 @@ impl Replay {
     fn search(&self, query: &str, max_results: usize) -> Option<SearchResult> {
         lock(&self.searches)
             .get_mut(&(query.to_string(), max_results))
+            .and_then(VecDeque::pop_front)
+    }
+
+    /// The recorded answer to an outside call asked this way, in order.
+    pub fn external(&self, key: &str) -> Option<Value> {
+        lock(&self.externals)
+            .get_mut(key)
             .and_then(VecDeque::pop_front)
     }
 

@@ -63,6 +63,11 @@ pub enum Record {
         ok: bool,
         result: String,
     },
+    /// An answer from outside the run that costs or acts (an MCP call, a
+    /// custom tool, code run in the sandbox), by what was asked (`key`), in
+    /// the order asked: a resumed run is answered from it instead of asking
+    /// again.
+    External { key: String, result: Value },
 }
 
 enum Msg {

@@ -297,7 +297,13 @@ impl Tool for McpTool {
             out.summary = format!("{REPEATED}{}", out.summary);
             return out;
         }
-        let (class, message) = match self.call_remote(map).await {
+        // Answered from the run's records on resume: an MCP call is paid
+        // for (and may act) once.
+        let outcome = cx
+            .run
+            .external(&format!("mcp:{}:{key}", self.name), self.call_remote(map))
+            .await;
+        let (class, message) = match outcome {
             Ok(result) if result.is_error == Some(true) => {
                 let text = mcp::result_text(&result);
                 // The server's words are untrusted too.

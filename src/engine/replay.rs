@@ -349,6 +349,26 @@ mod tests {
     }
 
     #[test]
+    fn outside_calls_are_answered_in_the_order_recorded_per_key() {
+        let r = Replay::from_lines(&[
+            json!({"kind": "external", "key": "mcp:kb__search:{\"query\":\"a\"}", "result": {"Ok": 1}}),
+            json!({"kind": "external", "key": "mcp:kb__search:{\"query\":\"a\"}", "result": {"Ok": 2}}),
+            json!({"kind": "external", "key": "execute:ab12", "result": {"Err": [true, "no"]}}),
+        ]);
+        let key = "mcp:kb__search:{\"query\":\"a\"}";
+        assert_eq!(r.external(key), Some(json!({"Ok": 1})));
+        assert_eq!(r.external(key), Some(json!({"Ok": 2})));
+        // Asked a third time: not recorded, so it is called for real.
+        assert_eq!(r.external(key), None);
+        assert_eq!(
+            r.external("execute:ab12"),
+            Some(json!({"Err": [true, "no"]}))
+        );
+        assert_eq!(r.external("execute:other"), None);
+        assert_eq!(r.unreadable(), 0);
+    }
+
+    #[test]
     fn replays_by_agent_index_and_digest_then_goes_live() {
         let r = Replay::from_lines(&[
             call("main", 0, "d0"),

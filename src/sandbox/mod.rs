@@ -78,7 +78,7 @@ impl Default for Limits {
 }
 
 /// Why a run was stopped before it ended by itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stopped {
     /// The wall-time limit passed.
@@ -87,8 +87,9 @@ pub enum Stopped {
     OutputCap,
 }
 
-/// What one run of code gave back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What one run of code gave back (recorded as it is, so a resumed run
+/// does not run the code again).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExecOutcome {
     /// The exit code; `None` when killed by a signal.
     pub exit_code: Option<i32>,

@@ -121,17 +121,40 @@ impl Tool for Execute {
         if args.code.trim().is_empty() {
             return ToolOutput::permanent("the code is empty");
         }
-        let before = snapshot(&self.workspace);
-        let outcome = match self.sandbox.run(&args.code, language, &self.limits).await {
-            Ok(o) => o,
-            Err(e @ SandboxError::Unauthorized) | Err(e @ SandboxError::Unsupported(_)) => {
-                return ToolOutput::permanent(e.to_string());
-            }
-            Err(e) => return ToolOutput::transient(e.to_string()),
-        };
-        let files = changed_files(&before, &snapshot(&self.workspace));
-        answer(cx, language, &outcome, &files, &self.limits)
+        // Code runs once per run: on resume its recorded outcome (and the
+        // files it changed) answer instead. Failures are recorded as
+        // (permanent, message).
+        let key = format!(
+            "execute:{}",
+            hex_digest(&format!("{}\n{}", language.as_str(), args.code))
+        );
+        let ran: Result<(ExecOutcome, Vec<(String, u64)>), (bool, String)> =
+            cx.run
+                .external(&key, async {
+                    let before = snapshot(&self.workspace);
+                    match self.sandbox.run(&args.code, language, &self.limits).await {
+                        Ok(o) => Ok((o, changed_files(&before, &snapshot(&self.workspace)))),
+                        Err(e @ SandboxError::Unauthorized)
+                        | Err(e @ SandboxError::Unsupported(_)) => Err((true, e.to_string())),
+                        Err(e) => Err((false, e.to_string())),
+                    }
+                })
+                .await;
+        match ran {
+            Ok((outcome, files)) => answer(cx, language, &outcome, &files, &self.limits),
+            Err((true, message)) => ToolOutput::permanent(message),
+            Err((false, message)) => ToolOutput::transient(message),
+        }
     }
+}
+
+/// SHA-256 of a text, hex (what a recorded outside call is keyed by).
+fn hex_digest(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn answer(

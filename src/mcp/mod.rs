@@ -7,6 +7,7 @@
 pub mod names;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool as RemoteTool};
@@ -71,10 +72,24 @@ impl ConnectError {
     }
 }
 
+/// The client side's handler: it notes when a server says its tool list
+/// changed (the run keeps the tools and descriptions it started with).
+#[derive(Clone, Default)]
+pub struct Watch {
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl rmcp::ClientHandler for Watch {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::SeqCst);
+    }
+}
+
 /// A live connection to one server.
 pub struct McpConnection {
     pub label: String,
-    service: RunningService<RoleClient, ()>,
+    service: RunningService<RoleClient, Watch>,
+    watch: Watch,
     pub tools: Vec<RemoteTool>,
     /// Time from start to a listed toolbox.
     pub startup: Duration,
@@ -92,6 +107,12 @@ impl McpConnection {
             .await
     }
 
+    /// Whether the server said its tool list changed since the last ask
+    /// (the flag is cleared: each change is told once).
+    pub fn take_tools_changed(&self) -> bool {
+        self.watch.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
     /// Closes the connection (a stdio child is stopped).
     pub async fn close(self) {
         let _ = self.service.cancel().await;
@@ -101,10 +122,12 @@ impl McpConnection {
 /// Connects to one server and lists its tools, within `timeout`.
 pub async fn connect(server: &McpServer, timeout: Duration) -> Result<McpConnection, ConnectError> {
     let started = Instant::now();
-    match tokio::time::timeout(timeout, connect_inner(server)).await {
+    let watch = Watch::default();
+    match tokio::time::timeout(timeout, connect_inner(server, watch.clone())).await {
         Ok(Ok((service, tools))) => Ok(McpConnection {
             label: server.label.clone(),
             service,
+            watch,
             tools,
             startup: started.elapsed(),
         }),
@@ -115,7 +138,8 @@ pub async fn connect(server: &McpServer, timeout: Duration) -> Result<McpConnect
 
 async fn connect_inner(
     server: &McpServer,
-) -> Result<(RunningService<RoleClient, ()>, Vec<RemoteTool>), ConnectError> {
+    watch: Watch,
+) -> Result<(RunningService<RoleClient, Watch>, Vec<RemoteTool>), ConnectError> {
     let service = match &server.transport {
         McpTransport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
@@ -133,7 +157,8 @@ async fn connect_inner(
             if let Some(stderr) = stderr {
                 drain_stderr(server.label.clone(), stderr);
             }
-            ().serve(transport)
+            watch
+                .serve(transport)
                 .await
                 .map_err(|e| ConnectError::Handshake(root_cause(&e)))?
         }
@@ -143,7 +168,8 @@ async fn connect_inner(
                 cfg = cfg.auth_header(b.expose());
             }
             let transport = StreamableHttpClientTransport::from_config(cfg);
-            ().serve(transport)
+            watch
+                .serve(transport)
                 .await
                 .map_err(|e| ConnectError::Handshake(root_cause(&e)))?
         }

@@ -331,6 +331,9 @@ pub enum WarningCode {
     /// A resumed run asked a model something other than what was recorded
     /// at that step; from there on that agent's calls are made again.
     ReplayDiverged,
+    /// An MCP server said its tool list changed during the run; the run
+    /// keeps the tools and descriptions it started with.
+    McpToolsChanged,
     #[serde(other)]
     Other,
 }

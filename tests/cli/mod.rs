@@ -9,6 +9,7 @@ mod follow_up;
 mod instructions;
 mod lookalikes;
 mod mcp;
+mod mcp_faults;
 mod online;
 mod planner;
 mod redteam;

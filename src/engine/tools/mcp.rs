@@ -303,6 +303,16 @@ impl Tool for McpTool {
             .run
             .external(&format!("mcp:{}:{key}", self.name), self.call_remote(map))
             .await;
+        if self.conn.take_tools_changed() {
+            cx.run.emitter.warning(
+                MAIN_AGENT,
+                WarningCode::McpToolsChanged,
+                format!(
+                    "MCP server {} changed its tool list during the run; the run keeps the tools and descriptions it started with (a server whose tools change mid-run deserves a look)",
+                    self.label
+                ),
+            );
+        }
         let (class, message) = match outcome {
             Ok(result) if result.is_error == Some(true) => {
                 let text = mcp::result_text(&result);

@@ -62,6 +62,10 @@ pub struct RunInputs {
     pub corpus_progress: Option<Arc<crate::corpus::Progress>>,
     /// The run this one follows up (`dra ask --continue`): its directory.
     pub continues: Option<PathBuf>,
+    /// The `--mcp` flags the run was asked with (`dra resume` connects to
+    /// the same servers). Never a bearer or an `env` value: those come from
+    /// the configuration, which resume reads again.
+    pub mcp_flags: Vec<String>,
 }
 
 /// Something the user should be told before the run starts.
@@ -331,6 +335,8 @@ struct RecordedInputs {
     /// The run this one follows up, if any (its directory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     continues: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    mcp_flags: Vec<String>,
 }
 
 /// An existing run to continue.
@@ -419,6 +425,7 @@ fn prepare_in(
         base_url: inputs.base_url.clone(),
         anchors: inputs.anchors.clone(),
         continues: inputs.continues.clone(),
+        mcp_flags: inputs.mcp_flags.clone(),
     })
     .unwrap_or_default();
     let (run_dir, header, resume, lock) = match existing {
@@ -609,6 +616,7 @@ pub fn prepare_resume(
             anchors: recorded.anchors,
             corpus_progress: None,
             continues: recorded.continues,
+            mcp_flags: recorded.mcp_flags,
         },
         Some(Continue {
             dir: run_dir,
@@ -626,6 +634,21 @@ pub fn prepare_resume(
         prepared.notes.push(Note::warning(r));
     }
     Ok(ResumeOutcome::Ready(Box::new(prepared)))
+}
+
+/// The `--mcp` flags a run was asked with, from its start record (empty
+/// when it had none or the record cannot be read): `dra resume` connects
+/// to the same servers.
+pub fn recorded_mcp_flags(dir: &Path) -> Vec<String> {
+    checkpoint::recover_file(&dir.join("records.jsonl"))
+        .ok()
+        .and_then(|r| {
+            Replay::from_lines(&r.lines)
+                .start()
+                .and_then(|s| serde_json::from_value::<RecordedInputs>(s.inputs.clone()).ok())
+        })
+        .map(|i| i.mcp_flags)
+        .unwrap_or_default()
 }
 
 /// The thread a follow-up continues: its earlier turns (oldest first, at

@@ -231,6 +231,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             base_url: args.base_url.clone(),
             anchors,
             corpus_progress: corpus_progress(g),
+            mcp_flags: args.mcp.clone(),
             continues,
         },
     )

@@ -447,6 +447,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 anchors: case.entity.clone(),
                 corpus_progress: None,
                 continues: None,
+                mcp_flags: Vec::new(),
             },
         )
         .map_err(setup_error)?;

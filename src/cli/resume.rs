@@ -67,6 +67,15 @@ pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
         if args.last { None } else { args.run.as_deref() },
     )
     .map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
+    // A run asked with --mcp flags is resumed with the same servers.
+    let mcp = app::recorded_mcp_flags(&dir);
+    let (config, settings) = if mcp.is_empty() {
+        (config, settings)
+    } else {
+        let config = super::resolve_config_with_mcp(g, flags(args)?, mcp)?;
+        let settings = Settings::from_config(&config);
+        (config, settings)
+    };
     let answers = match &args.answers {
         Some(path) => read_answers(path)?,
         None => args.answer.clone(),

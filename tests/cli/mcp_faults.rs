@@ -246,3 +246,128 @@ fn rate_limits_tool_list_changes_and_a_server_gone_mid_run_do_not_stop_the_run()
     let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
     assert!(report.contains(QUOTE), "{report}");
 }
+
+/// The sub-researcher looks the rate up once and submits it.
+fn lookup_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
+    match (who(body), turn) {
+        (Who::Sub(_), 0) => Ok(vec![("faulty__lookup", json!({"query": "pallet rate"}))]),
+        (Who::Sub(_), _) => {
+            let all = text_of(&messages);
+            let url = regex::Regex::new(r"Source: \[\d+\] (mcp://\S+)")
+                .unwrap()
+                .captures(&all)
+                .map(|c| c[1].to_string())
+                .unwrap_or_default();
+            Ok(vec![(
+                "submit_findings",
+                json!({"summary": "pallet rate", "findings": [{"claim": QUOTE, "quote": QUOTE, "url": url, "field": "pricing"}], "gaps": []}),
+            )])
+        }
+        _ => script(body),
+    }
+}
+
+fn dra_child(sb: &Sandbox, model: &str) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_dra"));
+    let home = sb.dir.path();
+    for (k, _) in std::env::vars() {
+        if k.starts_with("DRA_") || k.ends_with("_API_KEY") || k == "OPENAI_BASE_URL" {
+            c.env_remove(k);
+        }
+    }
+    c.current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("OPENAI_API_KEY", ONLINE_KEY)
+        .env("OPENAI_BASE_URL", model)
+        .env("DRA_MAX_RETRIES", "0")
+        .env("DRA_MCP_RATE_LIMIT_MAX_WAIT", "20")
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+const ORLA: &str = "What does Orla Freight (Leeds, England) charge per pallet?";
+
+/// A run killed while its last model request (the report) is in flight,
+/// then resumed with `dra resume --last` and no `--mcp` flag: it connects
+/// to the same server (the flags are in its start record), and the MCP
+/// call it completed is answered from its records, not made again.
+#[test]
+fn a_resumed_run_does_not_call_an_mcp_server_again() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    // An uninterrupted run: how many model requests it makes.
+    let (url, _) = serve(&rt);
+    let model = start_with(Fault::None, lookup_script);
+    let sb = Sandbox::new();
+    let out = dra_child(&sb, &model.base)
+        .args(["ask", "--mcp"])
+        .arg(format!("faulty={url}"))
+        .arg(ORLA)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = model.count();
+
+    let (url, server) = serve(&rt);
+    let model = start_with(Fault::None, lookup_script);
+    model.session.hang_at.store(requests, Ordering::SeqCst);
+    let sb = Sandbox::new();
+    let mut child = dra_child(&sb, &model.base)
+        .args(["ask", "--mcp"])
+        .arg(format!("faulty={url}"))
+        .arg(ORLA)
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while model.count() < requests {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the run never reached its report request ({} of {requests})",
+            model.count()
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    child.kill().unwrap();
+    let _ = child.wait();
+    model.session.hang_at.store(0, Ordering::SeqCst);
+    let lookups = server.lookups.load(Ordering::SeqCst);
+    assert_eq!(lookups, RATE_LIMITED_CALLS + 1);
+
+    let out = dra_child(&sb, &model.base)
+        .args(["resume", "--last"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        std::fs::read_to_string(sb.run_dir().join("events.jsonl")).unwrap_or_default()
+    );
+    assert_eq!(
+        server.lookups.load(Ordering::SeqCst),
+        lookups,
+        "the resumed run called the MCP tool again"
+    );
+    let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
+    assert!(report.contains(QUOTE), "{report}");
+    let events = std::fs::read_to_string(sb.run_dir().join("events.jsonl")).unwrap();
+    assert!(!events.contains("replay_diverged"), "{events}");
+}

@@ -416,13 +416,65 @@ fn prepare_in(
 /// Runs a prepared run to its end with no front end, for callers that only
 /// want the outcome (`dra eval`, tests). Events are still persisted.
 pub async fn run_to_end(run: PreparedRun) -> std::io::Result<Option<RunSummary>> {
+    run_observed(run, |_| {}, std::future::pending()).await
+}
+
+/// Runs a prepared run to its end, showing each event to `on_event`; when
+/// `interrupt` completes the run is interrupted (`Op::Interrupt`) and ends
+/// with what it found (a salvaged report). `dra mcp-serve` runs this way.
+pub async fn run_observed(
+    run: PreparedRun,
+    mut on_event: impl FnMut(&crate::protocol::Event),
+    interrupt: impl std::future::Future<Output = ()>,
+) -> std::io::Result<Option<RunSummary>> {
     let mut handle = Engine::spawn(run.engine)?;
     let _ = handle.ops.send(Op::Ask(run.request)).await;
-    while handle.events.recv().await.is_some() {}
+    let mut interrupt = std::pin::pin!(interrupt);
+    let mut interrupted = false;
+    loop {
+        tokio::select! {
+            ev = handle.events.recv() => match ev {
+                Some(ev) => on_event(&ev),
+                None => break,
+            },
+            () = &mut interrupt, if !interrupted => {
+                interrupted = true;
+                let _ = handle.ops.send(Op::Interrupt).await;
+            }
+        }
+    }
     handle
         .join
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?
+}
+
+/// The search backend and fetcher a run from `settings` would use for
+/// `asked` (the corpus loaded, the web's SSRF-guarded fetcher), with a
+/// label for them and what the user should be told: `dra mcp-serve`'s
+/// `search` and `fetch` tools read through these.
+pub fn evidence_backends(
+    settings: &Settings,
+    asked: &Source,
+) -> Result<EvidenceBackends, SetupError> {
+    let source = evidence_source(settings, asked)?;
+    let mut notes = Vec::new();
+    let (search, fetcher, label) = backends(settings, &source, None, &mut notes)?;
+    Ok(EvidenceBackends {
+        search,
+        fetcher,
+        label,
+        notes,
+    })
+}
+
+/// What [`evidence_backends`] built.
+pub struct EvidenceBackends {
+    pub search: Arc<dyn SearchBackend>,
+    pub fetcher: Arc<dyn Fetcher>,
+    /// What they read, for people ("the embedded corpus (44 documents ...)").
+    pub label: String,
+    pub notes: Vec<Note>,
 }
 
 /// What `dra resume` found in a run directory.

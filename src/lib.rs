@@ -9,6 +9,7 @@
 //! - [`config`]: layered settings with provenance, model tiers.
 //! - [`mcp`]: dra as a client of the user's MCP servers (rmcp); its configuration rules are in `config::mcp`.
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
+//! - [`serve`]: dra as an MCP server (`dra mcp-serve`): research, search, fetch and runs as tools.
 //! - [`app`]: the composition root: settings and inputs to a ready engine.
 //! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
 //! - [`cli`]: commands and renderers (the only code that touches the terminal).
@@ -25,6 +26,7 @@ pub mod ports;
 pub mod protocol;
 pub mod question;
 pub mod report;
+pub mod serve;
 pub mod store;
 pub mod web;
 

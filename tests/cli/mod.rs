@@ -8,6 +8,7 @@ mod endings;
 mod instructions;
 mod lookalikes;
 mod mcp;
+mod mcp_serve;
 mod online;
 mod planner;
 mod redteam;

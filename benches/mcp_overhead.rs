@@ -96,7 +96,7 @@ fn report(name: &str, mut times: Vec<Duration>) -> f64 {
     times.sort();
     let median = times[times.len() / 2].as_secs_f64() * 1e6;
     let mean = times.iter().map(Duration::as_secs_f64).sum::<f64>() / times.len() as f64 * 1e6;
-    println!("{name:<44} median {median:>8.1} µs   mean {mean:>8.1} µs");
+    println!("{name:<48} median {median:>8.1} µs   mean {mean:>8.1} µs");
     median
 }
 

@@ -198,6 +198,13 @@ fn check_session(seen: &Value, sb: &Sandbox) {
             .contains("unknown argument `budget`")
     );
     assert_eq!(seen["bad_fetch"]["is_error"], json!(true));
+    assert_eq!(seen["bad_corpus"]["is_error"], json!(true));
+    let e = seen["bad_corpus"]["texts"][0].as_str().unwrap();
+    assert!(
+        e.starts_with("research could not start: ") && e.contains("/nonexistent/dra-corpus"),
+        "{e}"
+    );
+    assert_eq!(seen["unknown_tool"]["is_error"], json!(true));
 }
 
 /// The `[n]` markers of a report's body (before its Sources list).
@@ -308,6 +315,15 @@ fn python_sdk_drives_mcp_serve_over_http_with_a_token() {
     // The SDK with the token: the whole session.
     let seen = drive(&sb, &["http", &server.url, "tok-3b1f"]);
     check_session(&seen, &sb);
+    // The token never reaches the run's files.
+    for file in super::common::run_files(&sb.runs()) {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("tok-3b1f"),
+            "the token leaked into {}",
+            file.display()
+        );
+    }
 }
 
 #[test]
@@ -514,6 +530,72 @@ fn cancelling_a_research_call_interrupts_its_run() {
         }
     };
     assert_eq!(status["reason"], "interrupted", "{status}");
+    drop(stdin);
+    let _ = child.wait();
+}
+
+#[test]
+fn a_served_corpus_is_what_search_and_fetch_read() {
+    let sb = Sandbox::new();
+    let corpus = super::common::repo_path("tests/corpora/halden");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
+    sandboxed(&mut c, &sb);
+    let mut child = c
+        .arg("mcp-serve")
+        .arg("--corpus")
+        .arg(&corpus)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let mut ask = |msg: Value| -> Value {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let line = lines.recv_timeout(Duration::from_secs(60)).unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == msg["id"] {
+                return v;
+            }
+        }
+    };
+    ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}),
+    );
+    let hits = ask(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "search", "arguments": {"query": "Halden Freight cold chain"}}}),
+    );
+    let results = hits["result"]["structuredContent"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(!results.is_empty(), "{hits}");
+    assert!(
+        hits["result"]["structuredContent"]["source"]
+            .as_str()
+            .unwrap()
+            .contains("halden"),
+        "{hits}"
+    );
+    // Nothing from the embedded PadmaPay corpus.
+    assert!(
+        results
+            .iter()
+            .all(|r| !r["url"].as_str().unwrap().contains("padmapay"))
+    );
+    let url = results[0]["url"].as_str().unwrap();
+    let page = ask(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "fetch", "arguments": {"url": url}}}),
+    );
+    assert_eq!(page["result"]["isError"], json!(false), "{page}");
+    assert_eq!(page["result"]["structuredContent"]["url"], json!(url));
     drop(stdin);
     let _ = child.wait();
 }

@@ -7,7 +7,8 @@ object on stdout for the Rust test to check.
 
 Each tool is called once: research (with a progressToken: progress
 notifications are collected), search, fetch (the first search hit) and runs;
-plus two calls that must come back as tool errors, not crashes.
+plus calls that must come back as tool errors, not crashes (bad arguments,
+an unknown URL, a corpus that does not exist, an unknown tool).
 """
 
 import asyncio
@@ -72,6 +73,12 @@ async def exercise(session):
     out["bad_args"] = {"is_error": bad.is_error, "texts": texts(bad)}
     bad_fetch = await session.call_tool("fetch", {"url": "https://nowhere.invalid/none"})
     out["bad_fetch"] = {"is_error": bad_fetch.is_error, "texts": texts(bad_fetch)}
+    bad_corpus = await session.call_tool(
+        "research", {"question": "Who runs PadmaPay?", "corpus": "/nonexistent/dra-corpus"}
+    )
+    out["bad_corpus"] = {"is_error": bad_corpus.is_error, "texts": texts(bad_corpus)}
+    unknown = await session.call_tool("summarise", {})
+    out["unknown_tool"] = {"is_error": unknown.is_error, "texts": texts(unknown)}
     return out
 
 

@@ -173,4 +173,32 @@ mod tests {
         let m = message(&ev(EventBody::Report { markdown: long }), &mut n).unwrap();
         assert!(m.contains("500 characters"));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_outside_text_becomes_one_short_clean_line(
+            title in "\\PC{0,300}|[\\x00-\\x1f\\x7f-\\x9f\\u{202e}a-z ]{0,300}",
+            aspects in proptest::collection::vec("\\PC{0,60}", 0..8),
+        ) {
+            let mut n = 0;
+            let bodies = [
+                EventBody::Source { title: title.clone(), url: "u".into(), domain: "d".into(), index: 1 },
+                EventBody::Plan {
+                    todos: aspects.iter().enumerate().map(|(i, a)| crate::protocol::Todo {
+                        id: i.to_string(),
+                        content: a.clone(),
+                        status: Default::default(),
+                    }).collect(),
+                    kind: None,
+                },
+                EventBody::Clarification { questions: vec![title.clone()] },
+            ];
+            for body in bodies {
+                let m = message(&ev(body), &mut n).unwrap();
+                proptest::prop_assert!(m.chars().count() <= MAX_MESSAGE_CHARS);
+                proptest::prop_assert!(!m.chars().any(|c| c.is_control()), "{m:?}");
+                proptest::prop_assert!(!m.contains('\u{202e}'), "{m:?}");
+            }
+        }
+    }
 }

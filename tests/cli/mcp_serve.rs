@@ -312,6 +312,21 @@ fn python_sdk_drives_mcp_serve_over_http_with_a_token() {
         out
     });
     assert_eq!(statuses, [401, 401, 401]);
+    // Without a token configured, loopback clients need none.
+    let open = listen(&sb, None);
+    let status = rt.block_on(async {
+        reqwest::Client::new()
+            .post(&open.url)
+            .header("accept", "application/json, text/event-stream")
+            .json(&init)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    });
+    assert_eq!(status, 200);
+    drop(open);
     // The SDK with the token: the whole session.
     let seen = drive(&sb, &["http", &server.url, "tok-3b1f"]);
     check_session(&seen, &sb);

@@ -376,6 +376,7 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_else(|| json!([]));
+    let cited = sources.as_array().map_or(0, Vec::len);
     let facts = json!({
         "run_id": run_id,
         "run_dir": s.run_dir,
@@ -394,22 +395,27 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
         .and_then(|v| v.as_str().map(String::from))
         .unwrap_or_default();
     let ended_early = s.state == StatusState::Error;
-    // A report salvaged from a run that ended early is still an answer.
-    let failed = ended_early && report.is_none();
-    let head = match (&report, failed) {
-        (Some(r), _) if ended_early => format!(
+    // A report salvaged from a run that ended early is still an answer when
+    // it cites something; one that verified nothing is a failure.
+    let failed = ended_early && !(report.is_some() && cited > 0);
+    let detail = s
+        .detail
+        .as_deref()
+        .map(|d| format!(": {}", clean(d)))
+        .unwrap_or_default();
+    let head = match &report {
+        Some(r) if failed => format!(
+            "The research run {run_id} ended ({reason}{detail}) before it verified anything; its report follows.\n\n{r}"
+        ),
+        Some(r) if ended_early => format!(
             "> dra: the run ended early ({reason}); this report holds what was verified before it stopped.\n\n{r}"
         ),
-        (Some(r), _) => r.clone(),
-        (None, true) => format!(
-            "The research run {run_id} failed ({reason}){}. Its files are in {}.",
-            s.detail
-                .as_deref()
-                .map(|d| format!(": {}", clean(d)))
-                .unwrap_or_default(),
+        Some(r) => r.clone(),
+        None if failed => format!(
+            "The research run {run_id} failed ({reason}{detail}). Its files are in {}.",
             s.run_dir.display()
         ),
-        (None, false) => format!("The research run {run_id} ended ({reason}) without a report."),
+        None => format!("The research run {run_id} ended ({reason}) without a report."),
     };
     let mut result = if failed {
         CallToolResult::error(vec![

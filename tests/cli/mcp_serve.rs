@@ -205,6 +205,30 @@ fn check_session(seen: &Value, sb: &Sandbox) {
         "{e}"
     );
     assert_eq!(seen["unknown_tool"]["is_error"], json!(true));
+
+    // A question naming nothing: dra's questions come back as the answer.
+    let vague = &seen["vague"];
+    assert_eq!(vague["is_error"], json!(false), "{vague}");
+    assert_eq!(vague["structured"]["reason"], "awaiting_clarification");
+    assert!(
+        vague["texts"][0]
+            .as_str()
+            .unwrap()
+            .contains("Which company or product do you mean"),
+        "{vague}"
+    );
+    // A deadline too short to verify anything: a tool error that says so,
+    // with the run's facts.
+    let rushed = &seen["rushed"];
+    assert_eq!(rushed["is_error"], json!(true), "{rushed}");
+    assert_eq!(rushed["structured"]["reason"], "budget_exhausted");
+    assert!(
+        rushed["texts"][0]
+            .as_str()
+            .unwrap()
+            .contains("before it verified anything"),
+        "{rushed}"
+    );
 }
 
 /// The `[n]` markers of a report's body (before its Sources list).
@@ -233,9 +257,15 @@ fn python_sdk_drives_mcp_serve_over_stdio() {
         .output()
         .unwrap();
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        listed[0]["id"], seen["research"]["structured"]["run_id"],
-        "{listed}"
+    let listed = listed.as_array().unwrap();
+    // research, the vague question and the rushed one.
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .any(|r| r["id"] == seen["research"]["structured"]["run_id"]
+                && r["reason"] == "report_delivered"),
+        "{listed:?}"
     );
 }
 

@@ -77,6 +77,10 @@ async def exercise(session):
         "research", {"question": "Who runs PadmaPay?", "corpus": "/nonexistent/dra-corpus"}
     )
     out["bad_corpus"] = {"is_error": bad_corpus.is_error, "texts": texts(bad_corpus)}
+    vague = await session.call_tool("research", {"question": "Is it reliable?"})
+    out["vague"] = {"is_error": vague.is_error, "texts": texts(vague), "structured": vague.structured_content}
+    rushed = await session.call_tool("research", {"question": QUESTION, "deadline": 0.001})
+    out["rushed"] = {"is_error": rushed.is_error, "texts": texts(rushed), "structured": rushed.structured_content}
     unknown = await session.call_tool("summarise", {})
     out["unknown_tool"] = {"is_error": unknown.is_error, "texts": texts(unknown)}
     return out

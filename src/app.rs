@@ -1,6 +1,6 @@
 //! The composition root: from typed [`Settings`] and what the user asked to
-//! a ready [`EngineConfig`]. Every entry point (`dra ask`, `dra eval`, and
-//! later `dra resume` and `dra mcp-serve`) builds its run here, so models,
+//! a ready [`EngineConfig`]. Every entry point (`dra ask`, `dra eval`,
+//! `dra resume` and `dra mcp-serve`) builds its run here, so models,
 //! search, fetcher, limits and the run directory are chosen in one place.
 //! It never prints: what the user should be told comes back as [`Note`]s.
 

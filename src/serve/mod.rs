@@ -504,17 +504,32 @@ impl ServerHandler for DraServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        use futures::FutureExt as _;
         let args = request.arguments.clone().unwrap_or_default();
-        let result = match request.name.as_ref() {
-            RESEARCH => self.research(&args, context).await,
-            SEARCH => self.search(&args).await,
-            FETCH => self.fetch(&args).await,
-            RUNS => self.runs(&args),
-            other => failure(format!(
-                "no tool named {:?}: dra serves {RESEARCH}, {SEARCH}, {FETCH} and {RUNS}",
-                clean(other)
-            )),
+        let name = request.name.as_ref();
+        let call = async {
+            match name {
+                RESEARCH => self.research(&args, context).await,
+                SEARCH => self.search(&args).await,
+                FETCH => self.fetch(&args).await,
+                RUNS => self.runs(&args),
+                other => failure(format!(
+                    "no tool named {:?}: dra serves {RESEARCH}, {SEARCH}, {FETCH} and {RUNS}",
+                    clean(other)
+                )),
+            }
         };
+        // A bug in one call answers that call with an error; the server
+        // and the other calls go on.
+        let result = std::panic::AssertUnwindSafe(call)
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| {
+                failure(format!(
+                    "internal error in dra's {} tool (a bug: the server's stderr has the details); the server is still running",
+                    clean(name)
+                ))
+            });
         Ok(result.into())
     }
 }

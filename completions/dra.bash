@@ -37,6 +37,9 @@ _dra() {
             dra,man)
                 cmd="dra__subcmd__man"
                 ;;
+            dra,mcp-serve)
+                cmd="dra__subcmd__mcp__subcmd__serve"
+                ;;
             dra,resume)
                 cmd="dra__subcmd__resume"
                 ;;
@@ -67,6 +70,9 @@ _dra() {
             dra__subcmd__help,man)
                 cmd="dra__subcmd__help__subcmd__man"
                 ;;
+            dra__subcmd__help,mcp-serve)
+                cmd="dra__subcmd__help__subcmd__mcp__subcmd__serve"
+                ;;
             dra__subcmd__help,resume)
                 cmd="dra__subcmd__help__subcmd__resume"
                 ;;
@@ -83,7 +89,7 @@ _dra() {
 
     case "${cmd}" in
         dra)
-            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers runs eval lint-report completions man help"
+            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers runs eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -289,7 +295,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help)
-            opts="ask resume doctor tiers runs eval lint-report completions man help"
+            opts="ask resume doctor tiers runs eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -400,6 +406,20 @@ _dra() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dra__subcmd__help__subcmd__mcp__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dra__subcmd__help__subcmd__resume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -483,6 +503,68 @@ _dra() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --runs-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__mcp__subcmd__serve)
+            opts="-q -v -h --listen --allow-remote --token --corpus --web --offline --tier --max-usd --deadline --max-tool-calls --max-parallel --mcp --json --color --quiet --verbose --runs-dir --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --corpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-usd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deadline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tool-calls)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mcp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

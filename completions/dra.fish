@@ -41,6 +41,7 @@ complete -c dra -n "__fish_dra_needs_command" -f -a "tiers" -d 'Show the model t
 complete -c dra -n "__fish_dra_needs_command" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
 complete -c dra -n "__fish_dra_needs_command" -f -a "eval" -d 'Run the cases of a gold set and print the evaluation metrics'
 complete -c dra -n "__fish_dra_needs_command" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
+complete -c dra -n "__fish_dra_needs_command" -f -a "mcp-serve" -d 'Serve dra as an MCP server (stdio, or streamable HTTP with --listen): research, search, fetch, runs'
 complete -c dra -n "__fish_dra_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c dra -n "__fish_dra_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c dra -n "__fish_dra_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -145,6 +146,27 @@ complete -c dra -n "__fish_dra_using_subcommand lint-report" -l json -d 'Print e
 complete -c dra -n "__fish_dra_using_subcommand lint-report" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand lint-report" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
 complete -c dra -n "__fish_dra_using_subcommand lint-report" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l listen -d 'Serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8765; port 0 picks a free one, printed on stderr)' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l token -d 'Bearer token HTTP clients must send; prefer DRA_MCP_SERVE_TOKEN (a flag shows in `ps`)' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l corpus -d 'Research this corpus (a JSON corpus file, or a folder or file of .md/.txt/.html/.pdf) unless a call names its own' -r -F
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l mcp -d 'An MCP server the runs may use: `[LABEL=]URL` or `[LABEL=]COMMAND ARGS` (repeatable)' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l allow-remote -d 'Allow --listen on an address other than loopback (a bearer token is then required)'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l web -d 'Research the web with the configured search backend, even offline'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l offline -d 'Use the offline extractive model even when an API key is set'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -s q -l quiet -d 'Less output on stderr'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_using_subcommand completions" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -163,13 +185,14 @@ complete -c dra -n "__fish_dra_using_subcommand man" -l json -d 'Print events as
 complete -c dra -n "__fish_dra_using_subcommand man" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand man" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
 complete -c dra -n "__fish_dra_using_subcommand man" -s h -l help -d 'Print help'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "ask" -d 'Research a question and write a cited report'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "tiers" -d 'Show the model tiers and their prices'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "eval" -d 'Run the cases of a gold set and print the evaluation metrics'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "ask" -d 'Research a question and write a cited report'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "tiers" -d 'Show the model tiers and their prices'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "eval" -d 'Run the cases of a gold set and print the evaluation metrics'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "mcp-serve" -d 'Serve dra as an MCP server (stdio, or streamable HTTP with --listen): research, search, fetch, runs'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers runs eval lint-report mcp-serve completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,6 +1,6 @@
 //! The composition root: from typed [`Settings`] and what the user asked to
-//! a ready [`EngineConfig`]. Every entry point (`dra ask`, `dra eval`, and
-//! later `dra resume` and `dra mcp-serve`) builds its run here, so models,
+//! a ready [`EngineConfig`]. Every entry point (`dra ask`, `dra eval`,
+//! `dra resume` and `dra mcp-serve`) builds its run here, so models,
 //! search, fetcher, limits and the run directory are chosen in one place.
 //! It never prints: what the user should be told comes back as [`Note`]s.
 
@@ -498,13 +498,65 @@ fn prepare_in(
 /// Runs a prepared run to its end with no front end, for callers that only
 /// want the outcome (`dra eval`, tests). Events are still persisted.
 pub async fn run_to_end(run: PreparedRun) -> std::io::Result<Option<RunSummary>> {
+    run_observed(run, |_| {}, std::future::pending()).await
+}
+
+/// Runs a prepared run to its end, showing each event to `on_event`; when
+/// `interrupt` completes the run is interrupted (`Op::Interrupt`) and ends
+/// with what it found (a salvaged report). `dra mcp-serve` runs this way.
+pub async fn run_observed(
+    run: PreparedRun,
+    mut on_event: impl FnMut(&crate::protocol::Event),
+    interrupt: impl std::future::Future<Output = ()>,
+) -> std::io::Result<Option<RunSummary>> {
     let mut handle = Engine::spawn(run.engine)?;
     let _ = handle.ops.send(Op::Ask(run.request)).await;
-    while handle.events.recv().await.is_some() {}
+    let mut interrupt = std::pin::pin!(interrupt);
+    let mut interrupted = false;
+    loop {
+        tokio::select! {
+            ev = handle.events.recv() => match ev {
+                Some(ev) => on_event(&ev),
+                None => break,
+            },
+            () = &mut interrupt, if !interrupted => {
+                interrupted = true;
+                let _ = handle.ops.send(Op::Interrupt).await;
+            }
+        }
+    }
     handle
         .join
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?
+}
+
+/// The search backend and fetcher a run from `settings` would use for
+/// `asked` (the corpus loaded, the web's SSRF-guarded fetcher), with a
+/// label for them and what the user should be told: `dra mcp-serve`'s
+/// `search` and `fetch` tools read through these.
+pub fn evidence_backends(
+    settings: &Settings,
+    asked: &Source,
+) -> Result<EvidenceBackends, SetupError> {
+    let source = evidence_source(settings, asked)?;
+    let mut notes = Vec::new();
+    let (search, fetcher, label) = backends(settings, &source, None, &mut notes)?;
+    Ok(EvidenceBackends {
+        search,
+        fetcher,
+        label,
+        notes,
+    })
+}
+
+/// What [`evidence_backends`] built.
+pub struct EvidenceBackends {
+    pub search: Arc<dyn SearchBackend>,
+    pub fetcher: Arc<dyn Fetcher>,
+    /// What they read, for people ("the embedded corpus (44 documents ...)").
+    pub label: String,
+    pub notes: Vec<Note>,
 }
 
 /// What `dra resume` found in a run directory.
@@ -640,8 +692,10 @@ pub fn prepare_resume(
 /// when it had none or the record cannot be read): `dra resume` connects
 /// to the same servers.
 pub fn recorded_mcp_flags(dir: &Path) -> Vec<String> {
-    checkpoint::recover_file(&dir.join("records.jsonl"))
+    // Read only (no repair of a torn tail: resume does that, and says so).
+    std::fs::read(dir.join("records.jsonl"))
         .ok()
+        .map(|bytes| checkpoint::recover_jsonl("records.jsonl", &bytes))
         .and_then(|r| {
             Replay::from_lines(&r.lines)
                 .start()
@@ -667,8 +721,13 @@ fn load_thread(dir: &Path) -> Result<(Thread, RecordedInputs), SetupError> {
         if turns.len() >= thread::MAX_EARLIER_TURNS {
             break;
         }
-        let events = checkpoint::recover_file(&d.join("events.jsonl"))
-            .map_err(|e| fail("events.jsonl", &e))?;
+        // Read only: a follow-up never writes to the runs it follows.
+        let read = |name: &str| {
+            std::fs::read(d.join(name))
+                .map(|bytes| checkpoint::recover_jsonl(name, &bytes))
+                .map_err(|e| fail(name, &e))
+        };
+        let events = read("events.jsonl")?;
         let header: Option<RunHeader> = events
             .lines
             .first()
@@ -697,8 +756,7 @@ fn load_thread(dir: &Path) -> Result<(Thread, RecordedInputs), SetupError> {
                 }
             }
         }
-        let records = checkpoint::recover_file(&d.join("records.jsonl"))
-            .map_err(|e| fail("records.jsonl", &e))?;
+        let records = read("records.jsonl")?;
         cache.add_records(&records.lines);
         let inputs: RecordedInputs = Replay::from_lines(&records.lines)
             .start()

@@ -11,6 +11,7 @@
 //! - [`mcp`]: dra as a client of the user's MCP servers (rmcp); its configuration rules are in `config::mcp`.
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
 //! - [`skills`]: the user's skill folders (`SKILL.md`), loaded and bounded.
+//! - [`serve`]: dra as an MCP server (`dra mcp-serve`): research, search, fetch and runs as tools.
 //! - [`app`]: the composition root: settings and inputs to a ready engine.
 //! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
 //! - [`cli`]: commands and renderers (the only code that touches the terminal).
@@ -28,6 +29,7 @@ pub mod protocol;
 pub mod question;
 pub mod report;
 pub mod sandbox;
+pub mod serve;
 pub mod skills;
 pub mod store;
 pub mod web;

@@ -18,6 +18,7 @@ mod doctor;
 mod eval;
 pub mod exit;
 mod lint_report;
+mod mcp_serve;
 mod render;
 mod resume;
 mod runs;
@@ -90,6 +91,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Lint a report's citations (and scrub leaks) without running anything.
     LintReport(lint_report::LintArgs),
+    /// Serve dra as an MCP server (stdio, or streamable HTTP with --listen): research, search, fetch, runs.
+    McpServe(Box<mcp_serve::McpServeArgs>),
     /// Print shell completions.
     Completions {
         #[arg(value_enum)]
@@ -124,6 +127,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Runs(args) => runs::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::LintReport(args) => lint_report::run(&cli.global, args),
+        Command::McpServe(args) => mcp_serve::run(&cli.global, args),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             write_completions(*shell, &mut out);

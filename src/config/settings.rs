@@ -103,6 +103,8 @@ pub const MCP_SERVERS: &str = "DRA_MCP_SERVERS";
 pub const MCP_BEARER: &str = "DRA_MCP_BEARER";
 pub const MCP_MAX_CONCURRENCY: &str = "DRA_MCP_MAX_CONCURRENCY";
 pub const MCP_RATE_LIMIT_MAX_WAIT: &str = "DRA_MCP_RATE_LIMIT_MAX_WAIT";
+pub const AGENT_DESCRIPTION: &str = "DRA_AGENT_DESCRIPTION";
+pub const MCP_SERVE_TOKEN: &str = "DRA_MCP_SERVE_TOKEN";
 pub const SEARCH_MAX_RESULTS: &str = "DRA_SEARCH_MAX_RESULTS";
 pub const REQUIRE_TOOL_CALL: &str = "DRA_REQUIRE_TOOL_CALL";
 pub const MEMORY: &str = "DRA_MEMORY";
@@ -342,6 +344,18 @@ pub const SETTINGS: &[SettingSpec] = &[
         "Per-call 429 backoff budget (seconds)",
     ),
     s(
+        AGENT_DESCRIPTION,
+        Kind::Text,
+        None,
+        "What dra does, as `dra mcp-serve` tells calling agents (the research tool's description; a built-in one when unset)",
+    ),
+    s(
+        MCP_SERVE_TOKEN,
+        Kind::Secret,
+        None,
+        "Bearer token `dra mcp-serve --listen` requires (needed off loopback)",
+    ),
+    s(
         SKILLS_DIR,
         Kind::Path,
         Some("./skills"),
@@ -442,6 +456,9 @@ pub const LEGACY_MODEL_KEYS: &[&str] = &[
 /// Settings of features that do not exist yet: parsed and validated so a
 /// config stays valid when they land, shown by `dra doctor` as not used yet,
 /// and warned about when a run sees one set.
+/// The research tool's description when `DRA_AGENT_DESCRIPTION` is unset.
+pub const DEFAULT_AGENT_DESCRIPTION: &str = "Deep research on one question: plans it into aspects, searches and reads sources in parallel, rejects look-alike entities and pages carrying instructions aimed at AI agents, and returns a cited Markdown report whose every [n] resolves to a source that contains the quoted sentence. Use it for questions that need several sources checked against each other (due diligence on a company, a product or a claim), not for a quick fact. A run takes from seconds (offline) to minutes.";
+
 pub const NOT_USED_YET: &[&str] = &[
     CUSTOM_TOOLS_DIR,
     "DRA_MAX_RESULT_CHARS",

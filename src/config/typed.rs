@@ -95,6 +95,15 @@ pub struct CorpusSettings {
     pub max_total_bytes: u64,
 }
 
+/// `dra mcp-serve`'s settings.
+#[derive(Debug, Clone)]
+pub struct ServeSettings {
+    /// The research tool's description (seed 003's agent description).
+    pub agent_description: String,
+    /// The bearer token HTTP clients must send.
+    pub token: Option<Secret>,
+}
+
 /// Everything dra reads from configuration, typed.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -129,6 +138,8 @@ pub struct Settings {
     pub mcp: super::mcp::McpSettings,
     /// Code execution: the sandbox and the limits of one call.
     pub exec: super::ExecSettings,
+    /// `dra mcp-serve`: what it tells callers, and the token it requires.
+    pub serve: ServeSettings,
     /// Settings of features that do not exist yet which the user set.
     pub not_used_yet: Vec<&'static str>,
 }
@@ -213,6 +224,15 @@ impl Settings {
                 startup_timeout: super::mcp::STARTUP_TIMEOUT,
             },
             exec: super::ExecSettings::from_config(c),
+            serve: ServeSettings {
+                agent_description: c
+                    .text(keys::AGENT_DESCRIPTION)
+                    .map(str::trim)
+                    .filter(|d| !d.is_empty())
+                    .unwrap_or(keys::DEFAULT_AGENT_DESCRIPTION)
+                    .to_string(),
+                token: c.secret(keys::MCP_SERVE_TOKEN).cloned(),
+            },
             not_used_yet: keys::NOT_USED_YET
                 .iter()
                 .copied()

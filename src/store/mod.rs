@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod memory;
 mod recorder;
 mod run_dir;
+pub mod runs;
 
 pub use atomic::write_atomic;
 pub use recorder::{Record, Recorder, RecorderCloser, RecorderHandle, Spawned, sanitized};

@@ -10,6 +10,7 @@ mod instructions;
 mod lookalikes;
 mod mcp;
 mod mcp_faults;
+mod mcp_serve;
 mod online;
 mod planner;
 mod redteam;

@@ -1,0 +1,646 @@
+//! `dra mcp-serve` driven by a client nobody here wrote: the official Python
+//! MCP SDK from PyPI (`.ci/run` installs it into `.ci/py`), over stdio and
+//! streamable HTTP, offline on the embedded corpus; plus the listening
+//! rules and a raw check that stdout in stdio mode is JSON-RPC only.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::common::Sandbox;
+
+const DESCRIPTION: &str = "Test desk: researches payment companies for the onboarding team.";
+
+/// Where `.ci/run` installs the Python SDK; `DRA_TEST_MCP_PYTHONPATH`
+/// overrides it.
+fn python_sdk() -> PathBuf {
+    let path = std::env::var_os("DRA_TEST_MCP_PYTHONPATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| super::common::repo_path(".ci/py"));
+    assert!(
+        path.join("mcp").join("client").exists(),
+        "the Python MCP SDK is not installed at {}: run `python3 -m pip install --target .ci/py 'mcp==2.3.0'` (as .ci/run does) or set DRA_TEST_MCP_PYTHONPATH",
+        path.display()
+    );
+    path
+}
+
+/// The environment of a sandboxed dra: its own HOME, config, data and runs
+/// dirs, none of the caller's keys or DRA_ settings (offline).
+fn sandboxed(c: &mut Command, sb: &Sandbox) {
+    let home = sb.dir.path();
+    for (k, _) in std::env::vars() {
+        if k.starts_with("DRA_")
+            || k.ends_with("_API_KEY")
+            || k == "OPENAI_BASE_URL"
+            || k == "RUST_LOG"
+        {
+            c.env_remove(k);
+        }
+    }
+    c.current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("DRA_RUNS_DIR", sb.runs())
+        .env("DRA_AGENT_DESCRIPTION", DESCRIPTION)
+        .env("NO_COLOR", "1");
+}
+
+/// Runs the Python driver; returns what it saw.
+fn drive(sb: &Sandbox, args: &[&str]) -> Value {
+    let script = super::common::repo_path("tests/mcp_clients/drive_dra.py");
+    let mut c = Command::new("python3");
+    sandboxed(&mut c, sb);
+    c.env("PYTHONPATH", python_sdk())
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::null());
+    let out = run_with_timeout(c, Duration::from_secs(240));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python client failed ({}):\n{stderr}",
+        out.status
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the Python client printed no JSON ({e}): {}\n{stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn run_with_timeout(mut c: Command, limit: Duration) -> std::process::Output {
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(id.to_string()).status();
+            panic!("timed out after {limit:?}");
+        }
+    }
+}
+
+/// What every transport must show: the four tools with the configured
+/// description, a cited report with its sources and progress, and the
+/// small tools working.
+fn check_session(seen: &Value, sb: &Sandbox) {
+    let tools = seen["tools"].as_object().unwrap();
+    let mut names: Vec<&str> = tools.keys().map(String::as_str).collect();
+    names.sort();
+    assert_eq!(names, ["fetch", "research", "runs", "search"]);
+    let desc = tools["research"]["description"].as_str().unwrap();
+    assert!(desc.starts_with(DESCRIPTION), "{desc}");
+    assert_eq!(tools["research"]["schema"]["required"], json!(["question"]));
+
+    // The report: Markdown with [n] citations that resolve to the sources.
+    let research = &seen["research"];
+    assert_eq!(research["is_error"], json!(false), "{research}");
+    let report = research["texts"][0].as_str().unwrap();
+    assert!(report.starts_with("# "), "{report}");
+    let facts = &research["structured"];
+    assert_eq!(facts["state"], "done");
+    assert_eq!(facts["reason"], "report_delivered");
+    let sources = facts["sources"].as_array().unwrap();
+    assert!(sources.len() >= 3, "{facts}");
+    let cited: Vec<usize> = dra_citations(report);
+    assert!(!cited.is_empty(), "no [n] in the report:\n{report}");
+    for n in &cited {
+        assert!(
+            sources.iter().any(|s| s["index"] == json!(n)),
+            "[{n}] is not among the sources"
+        );
+    }
+    // The JSON block repeats the structured content.
+    let block: Value = serde_json::from_str(research["texts"][1].as_str().unwrap()).unwrap();
+    assert_eq!(&block, facts);
+    // The run is an ordinary run in the runs dir.
+    let run_dir = PathBuf::from(facts["run_dir"].as_str().unwrap());
+    assert!(run_dir.starts_with(sb.runs()), "{}", run_dir.display());
+    assert!(run_dir.join("events.jsonl").is_file());
+    assert_eq!(
+        std::fs::read_to_string(run_dir.join("report.md")).unwrap(),
+        report
+    );
+
+    // Progress: increasing, one per meaningful event, ending with the report.
+    let progress = seen["progress"].as_array().unwrap();
+    let messages: Vec<&str> = progress
+        .iter()
+        .map(|p| p["message"].as_str().unwrap_or(""))
+        .collect();
+    let values: Vec<f64> = progress
+        .iter()
+        .map(|p| p["progress"].as_f64().unwrap())
+        .collect();
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    assert!(
+        messages.iter().any(|m| m.starts_with("plan: ")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.starts_with("sub-researcher ")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains(" sources so far (latest: ")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.starts_with("report written")),
+        "{messages:?}"
+    );
+    assert_eq!(messages.last(), Some(&"done (report_delivered)"));
+
+    // search, fetch and runs.
+    let search = &seen["search"];
+    assert_eq!(search["is_error"], json!(false));
+    let hits = search["structured"]["results"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits[0]["url"].as_str().unwrap().starts_with("https://"));
+    let fetch = &seen["fetch"];
+    assert_eq!(fetch["is_error"], json!(false), "{fetch}");
+    assert_eq!(fetch["structured"]["verdict"], "accepted");
+    assert!(fetch["texts"][0].as_str().unwrap().len() > 100);
+    let runs = &seen["runs"];
+    assert_eq!(runs["is_error"], json!(false));
+    assert!(
+        runs["structured"]["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == facts["run_id"]),
+        "{runs}"
+    );
+
+    // Bad calls are tool errors with a reason, and the server lives on.
+    assert_eq!(seen["bad_args"]["is_error"], json!(true));
+    assert!(
+        seen["bad_args"]["texts"][0]
+            .as_str()
+            .unwrap()
+            .contains("unknown argument `budget`")
+    );
+    assert_eq!(seen["bad_fetch"]["is_error"], json!(true));
+    assert_eq!(seen["bad_corpus"]["is_error"], json!(true));
+    let e = seen["bad_corpus"]["texts"][0].as_str().unwrap();
+    assert!(
+        e.starts_with("research could not start: ") && e.contains("/nonexistent/dra-corpus"),
+        "{e}"
+    );
+    assert_eq!(seen["unknown_tool"]["is_error"], json!(true));
+
+    // A question naming nothing: dra's questions come back as the answer.
+    let vague = &seen["vague"];
+    assert_eq!(vague["is_error"], json!(false), "{vague}");
+    assert_eq!(vague["structured"]["reason"], "awaiting_clarification");
+    assert!(
+        vague["texts"][0]
+            .as_str()
+            .unwrap()
+            .contains("Which company or product do you mean"),
+        "{vague}"
+    );
+    // A deadline too short to verify anything: a tool error that says so,
+    // with the run's facts.
+    let rushed = &seen["rushed"];
+    assert_eq!(rushed["is_error"], json!(true), "{rushed}");
+    assert_eq!(rushed["structured"]["reason"], "budget_exhausted");
+    assert!(
+        rushed["texts"][0]
+            .as_str()
+            .unwrap()
+            .contains("before it verified anything"),
+        "{rushed}"
+    );
+}
+
+/// The `[n]` markers of a report's body (before its Sources list).
+fn dra_citations(report: &str) -> Vec<usize> {
+    let body = report.split("\n## Sources").next().unwrap_or(report);
+    let re = regex::Regex::new(r"\[(\d+)\]").unwrap();
+    let mut out: Vec<usize> = re
+        .captures_iter(body)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn python_sdk_drives_mcp_serve_over_stdio() {
+    let sb = Sandbox::new();
+    let seen = drive(&sb, &["stdio", env!("CARGO_BIN_EXE_dra")]);
+    check_session(&seen, &sb);
+    // `dra runs` sees the run the server started.
+    let out = sb
+        .dra()
+        .env("DRA_RUNS_DIR", sb.runs())
+        .args(["runs", "--json"])
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = listed.as_array().unwrap();
+    // research, the vague question and the rushed one.
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .any(|r| r["id"] == seen["research"]["structured"]["run_id"]
+                && r["reason"] == "report_delivered"),
+        "{listed:?}"
+    );
+}
+
+/// A `dra mcp-serve --listen` child and the URL it printed on stderr.
+struct Listening {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn listen(sb: &Sandbox, token: Option<&str>) -> Listening {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
+    sandboxed(&mut c, sb);
+    if let Some(t) = token {
+        c.env("DRA_MCP_SERVE_TOKEN", t);
+    }
+    let mut child = c
+        .args(["mcp-serve", "--listen", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("dra mcp-serve: listening on ") {
+                let _ = tx.send(url.to_string());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("dra mcp-serve printed no listening URL");
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    Listening { child, url }
+}
+
+#[test]
+fn python_sdk_drives_mcp_serve_over_http_with_a_token() {
+    let sb = Sandbox::new();
+    let server = listen(&sb, Some("tok-3b1f"));
+    // Without the token, or with a wrong one: 401 before any MCP.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let statuses = rt.block_on(async {
+        let client = reqwest::Client::new();
+        let mut out = Vec::new();
+        for auth in [None, Some("Bearer wrong"), Some("Basic tok-3b1f")] {
+            let mut req = client
+                .post(&server.url)
+                .header("accept", "application/json, text/event-stream")
+                .json(&init);
+            if let Some(a) = auth {
+                req = req.header("authorization", a);
+            }
+            out.push(req.send().await.unwrap().status().as_u16());
+        }
+        out
+    });
+    assert_eq!(statuses, [401, 401, 401]);
+    // Without a token configured, loopback clients need none.
+    let open = listen(&sb, None);
+    let status = rt.block_on(async {
+        reqwest::Client::new()
+            .post(&open.url)
+            .header("accept", "application/json, text/event-stream")
+            .json(&init)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    });
+    assert_eq!(status, 200);
+    drop(open);
+    // The SDK with the token: the whole session.
+    let seen = drive(&sb, &["http", &server.url, "tok-3b1f"]);
+    check_session(&seen, &sb);
+    // The token never reaches the run's files.
+    for file in super::common::run_files(&sb.runs()) {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("tok-3b1f"),
+            "the token leaked into {}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn listening_off_loopback_needs_permission_and_a_token() {
+    let sb = Sandbox::new();
+    let out = sb
+        .dra()
+        .args(["mcp-serve", "--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a loopback address") && err.contains("--allow-remote"),
+        "{err}"
+    );
+    let out = sb
+        .dra()
+        .args(["mcp-serve", "--listen", "0.0.0.0:0", "--allow-remote"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("DRA_MCP_SERVE_TOKEN"), "{err}");
+    // An empty token is no token.
+    let out = sb
+        .dra()
+        .env("DRA_MCP_SERVE_TOKEN", "")
+        .args(["mcp-serve", "--listen", "0.0.0.0:0", "--allow-remote"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+/// Reads stdout lines on a thread, so a silent server cannot hang the test.
+fn lines_of(stdout: std::process::ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+#[test]
+fn stdio_stdout_carries_json_rpc_only() {
+    let sb = Sandbox::new();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
+    sandboxed(&mut c, &sb);
+    // -vv: debug logs must still go to stderr, never stdout.
+    let mut child = c
+        .args(["-vv", "mcp-serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let stderr = child.stderr.take().unwrap();
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut s);
+        s
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let mut call = |msg: Value, seen: &mut Vec<String>| -> Option<Value> {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        let id = msg.get("id")?.clone();
+        loop {
+            let line = lines
+                .recv_timeout(Duration::from_secs(60))
+                .expect("no answer on stdout");
+            seen.push(line.clone());
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
+            if v["id"] == id {
+                return Some(v);
+            }
+        }
+    };
+    let init = call(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        &mut seen,
+    )
+    .unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "dra");
+    call(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        &mut seen,
+    );
+    let listed = call(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        &mut seen,
+    )
+    .unwrap();
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 4);
+    let research = call(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "research",
+            "arguments": {"question": "What does PadmaPay charge per UPI transaction?"},
+            "_meta": {"progressToken": "p1"}}}),
+        &mut seen,
+    )
+    .unwrap();
+    assert_eq!(research["result"]["isError"], json!(false), "{research}");
+    let unknown = call(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "nope", "arguments": {}}}),
+        &mut seen,
+    )
+    .unwrap();
+    assert_eq!(unknown["result"]["isError"], json!(true));
+    drop(stdin);
+    // Closing stdin ends the server.
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the server did not exit when stdin closed")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    seen.extend(lines.try_iter());
+    let stderr = err_thread.join().unwrap();
+    // Every stdout line is a JSON-RPC 2.0 message; progress came as
+    // notifications; the logs went to stderr.
+    for line in &seen {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+    }
+    assert!(
+        seen.iter()
+            .any(|l| l.contains("notifications/progress") && l.contains("\"p1\"")),
+        "no progress notification on stdout"
+    );
+    assert!(
+        stderr.contains("DEBUG"),
+        "no debug logs on stderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn cancelling_a_research_call_interrupts_its_run() {
+    let sb = Sandbox::new();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
+    sandboxed(&mut c, &sb);
+    let mut child = c
+        .arg("mcp-serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let answer = lines.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    // The call and its cancellation in one write: the run is interrupted
+    // right after it starts.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "research",
+        "arguments": {"question": super::common::PADMAPAY_QUESTION}}});
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "user pressed stop"}});
+    write!(
+        stdin,
+        "{}\n{call}\n{cancel}\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    // The run ends on its own record: interrupted, with its report written.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        assert!(std::time::Instant::now() < deadline, "the run did not end");
+        std::thread::sleep(Duration::from_millis(200));
+        let Ok(dirs) = std::fs::read_dir(sb.runs()) else {
+            continue;
+        };
+        let Some(dir) = dirs.filter_map(Result::ok).next() else {
+            continue;
+        };
+        let events = std::fs::read_to_string(dir.path().join("events.jsonl")).unwrap_or_default();
+        let end = events
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["type"] == "status" && (v["state"] == "done" || v["state"] == "error"));
+        if let Some(end) = end {
+            assert!(dir.path().join("report.md").is_file());
+            break end;
+        }
+    };
+    assert_eq!(status["reason"], "interrupted", "{status}");
+    drop(stdin);
+    let _ = child.wait();
+}
+
+#[test]
+fn a_served_corpus_is_what_search_and_fetch_read() {
+    let sb = Sandbox::new();
+    let corpus = super::common::repo_path("tests/corpora/halden");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
+    sandboxed(&mut c, &sb);
+    let mut child = c
+        .arg("mcp-serve")
+        .arg("--corpus")
+        .arg(&corpus)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let mut ask = |msg: Value| -> Value {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let line = lines.recv_timeout(Duration::from_secs(60)).unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == msg["id"] {
+                return v;
+            }
+        }
+    };
+    ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}),
+    );
+    let hits = ask(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "search", "arguments": {"query": "Halden Freight cold chain"}}}),
+    );
+    let results = hits["result"]["structuredContent"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(!results.is_empty(), "{hits}");
+    assert!(
+        hits["result"]["structuredContent"]["source"]
+            .as_str()
+            .unwrap()
+            .contains("halden"),
+        "{hits}"
+    );
+    // Nothing from the embedded PadmaPay corpus.
+    assert!(
+        results
+            .iter()
+            .all(|r| !r["url"].as_str().unwrap().contains("padmapay"))
+    );
+    let url = results[0]["url"].as_str().unwrap();
+    let page = ask(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "fetch", "arguments": {"url": url}}}),
+    );
+    assert_eq!(page["result"]["isError"], json!(false), "{page}");
+    assert_eq!(page["result"]["structuredContent"]["url"], json!(url));
+    drop(stdin);
+    let _ = child.wait();
+}

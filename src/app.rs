@@ -42,8 +42,8 @@ pub enum EvidenceSource {
     Embedded,
     Corpus(PathBuf),
     Web,
-    /// Online with no web search backend: the user's MCP servers are the
-    /// run's only sources.
+    /// Online with no web search backend: the user's MCP servers and/or
+    /// custom tools are the run's only sources.
     Mcp,
 }
 
@@ -130,7 +130,9 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         Source::Default => EvidenceSource::Embedded,
     };
     if chosen == EvidenceSource::Web && !settings.search.any_backend() {
-        if *asked == Source::Default && !settings.mcp.servers.is_empty() {
+        if *asked == Source::Default
+            && (!settings.mcp.servers.is_empty() || has_custom_tools(settings))
+        {
             return Ok(EvidenceSource::Mcp);
         }
         return Err(SetupError::Usage(
@@ -138,6 +140,14 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         ));
     }
     Ok(chosen)
+}
+
+/// Whether the custom tools folder holds a tool (not yet described: a
+/// broken one is reported when the run starts).
+fn has_custom_tools(settings: &Settings) -> bool {
+    settings.custom_tools.dir.as_deref().is_some_and(|d| {
+        crate::extend::custom_tools::candidates(d).is_ok_and(|c| !c.is_empty())
+    })
 }
 
 /// The domain prompt: inline text wins over the file.
@@ -160,7 +170,7 @@ fn domain_prompt(settings: &Settings) -> Result<Option<String>, SetupError> {
 /// explain that, so the model turns to the MCP tools.
 struct NoWeb;
 
-const NO_WEB: &str = "no web search backend is configured in this run: use the MCP tools (named label__tool) instead";
+const NO_WEB: &str = "no web search backend is configured in this run: use the MCP tools (named label__tool) or the custom tools instead";
 
 #[async_trait::async_trait]
 impl SearchBackend for NoWeb {
@@ -236,11 +246,19 @@ fn backends(
                 .iter()
                 .map(|s| s.label.as_str())
                 .collect();
+            let mut parts = Vec::new();
+            if !labels.is_empty() {
+                parts.push(format!("the MCP servers {}", labels.join(", ")));
+            }
+            if has_custom_tools(settings)
+                && let Some(dir) = &settings.custom_tools.dir
+            {
+                parts.push(format!("the custom tools in {}", dir.display()));
+            }
+            let label = parts.join(" and ");
             notes.push(Note::warning(format!(
-                "no web search backend is configured: this run's only sources are the MCP servers {} (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY to add the web)",
-                labels.join(", ")
+                "no web search backend is configured: this run's only sources are {label} (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY to add the web)"
             )));
-            let label = format!("the MCP servers {}", labels.join(", "));
             Ok((Arc::new(NoWeb), Arc::new(NoWeb), label))
         }
         EvidenceSource::Embedded => {
@@ -401,6 +419,8 @@ fn prepare_in(
         resume,
         lock: Some(lock),
         mcp: settings.mcp.clone(),
+        custom_tools: settings.custom_tools.clone(),
+        offload: settings.offload.clone(),
     };
     Ok(PreparedRun {
         engine,
@@ -626,5 +646,28 @@ mod tests {
             evidence_source(&offline, &Source::Default).unwrap(),
             EvidenceSource::Embedded
         );
+    }
+
+    #[test]
+    fn online_without_search_runs_on_custom_tools_when_the_folder_holds_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap().to_string();
+        let with = |p: &str| settings(&[("OPENAI_API_KEY", "sk-test"), ("DRA_CUSTOM_TOOLS_DIR", p)], &[]);
+        // Only a README: no tools, so no sources.
+        std::fs::write(dir.path().join("README.md"), "x").unwrap();
+        assert!(evidence_source(&with(&path), &Source::Default).is_err());
+        let tool = dir.path().join("t.sh");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let s = with(&path);
+        assert_eq!(
+            evidence_source(&s, &Source::Default).unwrap(),
+            EvidenceSource::Mcp
+        );
+        let mut notes = Vec::new();
+        let (_, _, label) = backends(&s, &EvidenceSource::Mcp, None, &mut notes).unwrap();
+        assert_eq!(label, format!("the custom tools in {path}"));
+        assert!(notes.iter().any(|n| n.text.contains("only sources are the custom tools")));
     }
 }

@@ -42,6 +42,8 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
     let web = CorpusWeb::new(Arc::new(Corpus::embedded().unwrap()));
     EngineConfig {
         mcp: Default::default(),
+        custom_tools: Default::default(),
+        offload: Default::default(),
         run_dir,
         header: RunHeader {
             kind: "run_header".into(),

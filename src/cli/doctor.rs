@@ -197,7 +197,6 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
     });
     for (name, key, what) in [
         ("skills dir", settings::SKILLS_DIR, "SKILL.md folders"),
-        ("custom tools dir", settings::CUSTOM_TOOLS_DIR, "tool files"),
     ] {
         let path = c.path(key).unwrap_or_default();
         let detail = if path.is_dir() {
@@ -213,6 +212,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             fix: None,
         });
     }
+    custom_tools_checks(&typed.custom_tools, checks);
     checks.push(match Corpus::embedded() {
         Ok(corpus) => Check {
             name: "offline corpus",
@@ -291,6 +291,73 @@ fn mcp_checks(servers: &[crate::mcp::McpServer], checks: &mut Vec<Check>) {
                 detail: format!("{} ({target}, from {}): {e}", server.label, server.origin),
                 fix: Some(fix),
             },
+        });
+    }
+}
+
+/// Describes every custom tool at once (as a run would) and lists each
+/// with its file and description, or why it is left out and the fix.
+fn custom_tools_checks(ct: &crate::config::CustomToolsSettings, checks: &mut Vec<Check>) {
+    use crate::extend::custom_tools;
+    let Some(dir) = &ct.dir else {
+        checks.push(Check {
+            name: "custom tools",
+            ok: true,
+            detail: "./custom_tools does not exist: no custom tools (optional; set DRA_CUSTOM_TOOLS_DIR)".into(),
+            fix: None,
+        });
+        return;
+    };
+    let toolbox = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+        .and_then(|rt| {
+            rt.block_on(custom_tools::discover(dir))
+                .map_err(|e| e.to_string())
+        });
+    let toolbox = match toolbox {
+        Ok(t) => t,
+        Err(e) => {
+            checks.push(Check {
+                name: "custom tools",
+                ok: false,
+                detail: format!("{}: {e}", dir.display()),
+                fix: Some("point DRA_CUSTOM_TOOLS_DIR at a readable folder of executables".into()),
+            });
+            return;
+        }
+    };
+    checks.push(Check {
+        name: "custom tools",
+        ok: true,
+        detail: format!(
+            "{}: {} tools, {} left out (timeout {:?} per call)",
+            dir.display(),
+            toolbox.tools.len(),
+            toolbox.broken.len(),
+            ct.timeout
+        ),
+        fix: None,
+    });
+    for t in &toolbox.tools {
+        let description: String = crate::document::single_line(&t.description)
+            .chars()
+            .take(160)
+            .collect();
+        checks.push(Check {
+            name: "custom tool",
+            ok: true,
+            detail: format!("{} ({}): {description}", t.name, t.file.display()),
+            fix: None,
+        });
+    }
+    for b in &toolbox.broken {
+        checks.push(Check {
+            name: "custom tool",
+            ok: false,
+            detail: format!("{}: {}", b.file.display(), b.why),
+            fix: Some(b.fix.clone()),
         });
     }
 }

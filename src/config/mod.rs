@@ -25,6 +25,7 @@ pub use secret::Secret;
 pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};
 pub use typed::{
+    CustomToolsSettings, OffloadSettings,
     CorpusSettings, FetchSettings, Limits, ModelSettings, SearchSettings, Settings, table_default,
 };
 use values::parse;

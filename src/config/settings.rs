@@ -81,6 +81,11 @@ pub const REQUEST_TIMEOUT: &str = "DRA_REQUEST_TIMEOUT";
 pub const MAX_RETRIES: &str = "DRA_MAX_RETRIES";
 pub const SKILLS_DIR: &str = "DRA_SKILLS_DIR";
 pub const CUSTOM_TOOLS_DIR: &str = "DRA_CUSTOM_TOOLS_DIR";
+pub const CUSTOM_TOOL_TIMEOUT: &str = "DRA_CUSTOM_TOOL_TIMEOUT";
+pub const MAX_RESULT_CHARS: &str = "DRA_MAX_RESULT_CHARS";
+pub const MAX_RESULT_ROWS: &str = "DRA_MAX_RESULT_ROWS";
+pub const OFFLOAD_RESULTS: &str = "DRA_OFFLOAD_RESULTS";
+pub const OFFLOAD_DIR: &str = "DRA_OFFLOAD_DIR";
 pub const DOMAIN_PROMPT: &str = "DRA_DOMAIN_PROMPT";
 pub const DOMAIN_PROMPT_FILE: &str = "DRA_DOMAIN_PROMPT_FILE";
 pub const STREAMING: &str = "DRA_STREAMING";
@@ -343,7 +348,13 @@ pub const SETTINGS: &[SettingSpec] = &[
         CUSTOM_TOOLS_DIR,
         Kind::Path,
         Some("./custom_tools"),
-        "Directory of drop-in custom tools",
+        "Directory of drop-in custom tools (executables answering --describe)",
+    ),
+    s(
+        CUSTOM_TOOL_TIMEOUT,
+        Kind::Seconds,
+        Some("60"),
+        "Wall time per custom tool call; past it the tool's process group is killed",
     ),
     s(
         DOMAIN_PROMPT,
@@ -358,28 +369,28 @@ pub const SETTINGS: &[SettingSpec] = &[
         "File holding the domain prompt; inline DRA_DOMAIN_PROMPT wins",
     ),
     s(
-        "DRA_MAX_RESULT_CHARS",
+        MAX_RESULT_CHARS,
         Kind::Uint { min: 1 },
         Some("60000"),
         "Tool result size over which it is offloaded or truncated",
     ),
     s(
-        "DRA_MAX_RESULT_ROWS",
+        MAX_RESULT_ROWS,
         Kind::Uint { min: 1 },
         Some("1000"),
         "Tool result row count that triggers the same",
     ),
     s(
-        "DRA_OFFLOAD_RESULTS",
+        OFFLOAD_RESULTS,
         Kind::Bool,
         Some("true"),
-        "Offload large results to the sandbox instead of truncating",
+        "Offload large tool results to a file in the run's workspace instead of truncating",
     ),
     s(
-        "DRA_OFFLOAD_DIR",
+        OFFLOAD_DIR,
         Kind::Text,
         Some("/workspace/data"),
-        "Directory inside the sandbox for offloaded results",
+        "Where offloaded results go, as the sandbox sees the run's workspace (/workspace/...)",
     ),
     s(
         "LLM_SANDBOX_URL",
@@ -423,11 +434,6 @@ pub const LEGACY_MODEL_KEYS: &[&str] = &[
 /// and warned about when a run sees one set.
 pub const NOT_USED_YET: &[&str] = &[
     SKILLS_DIR,
-    CUSTOM_TOOLS_DIR,
-    "DRA_MAX_RESULT_CHARS",
-    "DRA_MAX_RESULT_ROWS",
-    "DRA_OFFLOAD_RESULTS",
-    "DRA_OFFLOAD_DIR",
     "LLM_SANDBOX_URL",
     "LLM_SANDBOX_TOKEN",
     "LLM_SANDBOX_NETWORK",

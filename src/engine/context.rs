@@ -231,6 +231,10 @@ pub struct RunCtx {
     pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
     /// The tools of the user's MCP servers, set once they have started.
     pub mcp_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
+    /// The drop-in custom tools, set once they have described themselves.
+    pub custom_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
+    /// Large tool results: offloaded to the workspace, or cut.
+    pub offload: crate::config::OffloadSettings,
 }
 
 pub struct RunCtxInit {
@@ -256,6 +260,7 @@ pub struct RunCtxInit {
     pub spotlight: Option<String>,
     pub replay: Option<Arc<Replay>>,
     pub answers: Vec<Vec<String>>,
+    pub offload: crate::config::OffloadSettings,
 }
 
 impl RunCtx {
@@ -293,12 +298,19 @@ impl RunCtx {
             replay: init.replay,
             answers: Mutex::new(init.answers.into()),
             mcp_tools: std::sync::OnceLock::new(),
+            custom_tools: std::sync::OnceLock::new(),
+            offload: init.offload,
         }
     }
 
     /// The MCP tools every agent is offered (none before start-up).
     pub fn mcp_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
         self.mcp_tools.get().map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The custom tools every agent is offered (none before they are described).
+    pub fn custom_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
+        self.custom_tools.get().map(Vec::as_slice).unwrap_or(&[])
     }
 
     pub fn collect_findings(&self, f: Findings) {

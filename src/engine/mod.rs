@@ -9,6 +9,7 @@ pub mod context;
 pub mod entity;
 pub mod extract;
 pub mod model;
+pub mod offload;
 mod orchestrator;
 pub mod page_view;
 pub mod prompts;
@@ -70,6 +71,10 @@ pub struct EngineConfig {
     pub lock: Option<RunLock>,
     /// The user's MCP servers, connected at run start.
     pub mcp: crate::mcp::McpSettings,
+    /// Drop-in custom tools, described at run start.
+    pub custom_tools: crate::config::CustomToolsSettings,
+    /// Large tool results: offloaded to the workspace, or cut.
+    pub offload: crate::config::OffloadSettings,
 }
 
 /// What a resumed run brings from its earlier invocations.

@@ -82,6 +82,7 @@ pub(super) async fn engine_task(
             .and_then(|r| r.start().map(|s| s.spotlight.clone())),
         replay: replay.clone(),
         answers: config.answers.clone(),
+        offload: config.offload.clone(),
     }));
     if config.resume.is_none() {
         ctx.emitter.record(crate::store::Record::Start {
@@ -328,6 +329,8 @@ async fn run_one(
         );
     }
     super::tools::mcp::start(ctx, &config.mcp).await;
+    // After MCP: custom tool names keep clear of the servers' tools.
+    super::tools::custom::start(ctx, &config.custom_tools).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
@@ -336,7 +339,8 @@ async fn run_one(
             ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
             ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
         }
-        .with(ctx.mcp_tools()),
+        .with(ctx.mcp_tools())
+        .with(ctx.custom_tools()),
         nudge: prompts::orchestrator_nudge(),
     };
     let end = match &unclear {

@@ -29,7 +29,9 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
     let spec = AgentSpec {
         role: ModelRole::Subagent,
         system: prompts::subresearcher_system(&run.spotlight, run.domain_prompt.as_deref()),
-        tools: ToolRegistry::subresearcher().with(run.mcp_tools()),
+        tools: ToolRegistry::subresearcher()
+            .with(run.mcp_tools())
+            .with(run.custom_tools()),
         nudge: prompts::subresearcher_nudge(),
     };
     let user = prompts::subresearcher_user(description, &run.today);

@@ -108,6 +108,13 @@ impl RunDir {
         write_atomic(&path, text.as_bytes())
     }
 
+    /// The run's private workspace: mounted at `/workspace` in a sandbox,
+    /// the working directory of custom tools, where large results are
+    /// offloaded. Not created until something needs it.
+    pub fn workspace_dir(&self) -> PathBuf {
+        self.path.join("workspace")
+    }
+
     pub fn write_json<T: Serialize>(&self, path: &Path, value: &T) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec_pretty(value)?;
         bytes.push(b'\n');

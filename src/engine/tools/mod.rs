@@ -10,6 +10,7 @@
 //! line in [`names`] and one in the agent's list below.
 
 pub mod clarify;
+pub mod custom;
 mod fetch;
 pub mod mcp;
 mod review;
@@ -17,6 +18,7 @@ mod search;
 pub(crate) mod submit;
 mod task;
 mod todos;
+mod tool_source;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -235,7 +237,7 @@ impl ToolRegistry {
         )
     }
 
-    /// This registry with `extra` tools (a run's MCP tools) after its own.
+    /// This registry with `extra` tools (a run's MCP or custom tools) after its own.
     pub fn with(self, extra: &[Arc<dyn Tool>]) -> Self {
         if extra.is_empty() {
             return self;

@@ -145,9 +145,11 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
 /// Whether the custom tools folder holds a tool (not yet described: a
 /// broken one is reported when the run starts).
 fn has_custom_tools(settings: &Settings) -> bool {
-    settings.custom_tools.dir.as_deref().is_some_and(|d| {
-        crate::extend::custom_tools::candidates(d).is_ok_and(|c| !c.is_empty())
-    })
+    settings
+        .custom_tools
+        .dir
+        .as_deref()
+        .is_some_and(|d| crate::extend::custom_tools::candidates(d).is_ok_and(|c| !c.is_empty()))
 }
 
 /// The domain prompt: inline text wins over the file.
@@ -653,7 +655,12 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().to_str().unwrap().to_string();
-        let with = |p: &str| settings(&[("OPENAI_API_KEY", "sk-test"), ("DRA_CUSTOM_TOOLS_DIR", p)], &[]);
+        let with = |p: &str| {
+            settings(
+                &[("OPENAI_API_KEY", "sk-test"), ("DRA_CUSTOM_TOOLS_DIR", p)],
+                &[],
+            )
+        };
         // Only a README: no tools, so no sources.
         std::fs::write(dir.path().join("README.md"), "x").unwrap();
         assert!(evidence_source(&with(&path), &Source::Default).is_err());
@@ -668,6 +675,10 @@ mod tests {
         let mut notes = Vec::new();
         let (_, _, label) = backends(&s, &EvidenceSource::Mcp, None, &mut notes).unwrap();
         assert_eq!(label, format!("the custom tools in {path}"));
-        assert!(notes.iter().any(|n| n.text.contains("only sources are the custom tools")));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.text.contains("only sources are the custom tools"))
+        );
     }
 }

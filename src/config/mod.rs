@@ -25,8 +25,8 @@ pub use secret::Secret;
 pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};
 pub use typed::{
-    CustomToolsSettings, OffloadSettings,
-    CorpusSettings, FetchSettings, Limits, ModelSettings, SearchSettings, Settings, table_default,
+    CorpusSettings, CustomToolsSettings, FetchSettings, Limits, ModelSettings, OffloadSettings,
+    SearchSettings, Settings, table_default,
 };
 use values::parse;
 pub use values::{Entry, Value, parse_duration};

@@ -334,7 +334,9 @@ mod tests {
     #[test]
     fn json_arrays_of_objects_have_rows_and_columns() {
         let rows: Vec<Value> = (0..50)
-            .map(|i| serde_json::json!({"date": format!("2026-01-{i:02}"), "rate": i, "ccy": "INR"}))
+            .map(
+                |i| serde_json::json!({"date": format!("2026-01-{i:02}"), "rate": i, "ccy": "INR"}),
+            )
             .collect();
         let mut with_extra = rows.clone();
         with_extra.push(serde_json::json!({"date": "x", "note": "late column"}));
@@ -343,7 +345,10 @@ mod tests {
         assert_eq!(s.rows, 51);
         assert_eq!(s.columns, vec!["ccy", "date", "rate", "note"]);
         assert_eq!(s.head.lines().count(), HEAD_ROWS);
-        assert!(s.head.starts_with(r#"{"ccy":"INR","date":"2026-01-00","rate":0}"#));
+        assert!(
+            s.head
+                .starts_with(r#"{"ccy":"INR","date":"2026-01-00","rate":0}"#)
+        );
         assert!(is_large(&s, &limits(100_000, 50)));
         assert!(!is_large(&s, &limits(100_000, 51)));
     }
@@ -364,7 +369,8 @@ mod tests {
 
     #[test]
     fn prose_is_text_and_ragged_rows_are_not_a_table() {
-        let s = shape("PadmaPay, a gateway, is in Kochi.\nIt charges 1.9%.\n\nMore, later, here, now.");
+        let s =
+            shape("PadmaPay, a gateway, is in Kochi.\nIt charges 1.9%.\n\nMore, later, here, now.");
         assert_eq!(s.format, Format::Text);
         assert_eq!(s.rows, 3);
         assert!(s.columns.is_empty());
@@ -402,7 +408,10 @@ mod tests {
         let s = shape(&arr);
         assert_eq!(truncate(&arr, &s, &limits(1000, 3)), "0\n1\n2");
         let csv = "h1,h2\n1,2\n3,4\n5,6";
-        assert_eq!(truncate(csv, &shape(csv), &limits(1000, 2)), "h1,h2\n1,2\n3,4");
+        assert_eq!(
+            truncate(csv, &shape(csv), &limits(1000, 2)),
+            "h1,h2\n1,2\n3,4"
+        );
         assert_eq!(truncate(csv, &shape(csv), &limits(4, 2)), "h1,h");
     }
 

@@ -96,8 +96,10 @@ pub struct Finished {
 /// symbolic links), sorted by name. Dotfiles, `README*`, `_template*` and
 /// anything else are skipped with a debug log line.
 pub fn candidates(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    // Absolute: a tool runs in another working directory.
+    let dir = std::path::absolute(dir)?;
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
+    for entry in std::fs::read_dir(&dir)? {
         let entry = entry?;
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -177,8 +179,9 @@ pub async fn describe(file: PathBuf) -> Result<Described, Broken> {
     }
     let value: Value = serde_json::from_slice(&done.stdout)
         .map_err(|e| broken(format!("--describe did not print JSON: {e}"), json_fix))?;
-    parse_description(&value).map_err(|why| broken(why, json_fix)).and_then(
-        |(name, description, schema)| {
+    parse_description(&value)
+        .map_err(|why| broken(why, json_fix))
+        .and_then(|(name, description, schema)| {
             let validator = jsonschema::validator_for(&schema).map_err(|e| {
                 broken(
                     format!("its parameters are not a usable JSON Schema: {e}"),
@@ -196,8 +199,7 @@ pub async fn describe(file: PathBuf) -> Result<Described, Broken> {
                 parameters,
                 validator: Arc::new(validator),
             })
-        },
-    )
+        })
 }
 
 /// The name, description and schema of a `--describe` answer.
@@ -252,7 +254,11 @@ pub fn violations(validator: &jsonschema::Validator, args: &Value) -> Vec<String
         .take(10)
         .map(|e| {
             let path = e.instance_path().to_string();
-            let at = if path.is_empty() { "/".to_string() } else { path };
+            let at = if path.is_empty() {
+                "/".to_string()
+            } else {
+                path
+            };
             format!("at {at}: {e}")
         })
         .collect()
@@ -304,7 +310,10 @@ pub async fn run_process(
     let mut cmd = tokio::process::Command::new(file);
     cmd.args(args)
         .env_clear()
-        .envs(crate::config::mcp::child_env(std::env::vars(), &BTreeMap::new()))
+        .envs(crate::config::mcp::child_env(
+            std::env::vars(),
+            &BTreeMap::new(),
+        ))
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -445,10 +454,16 @@ mod tests {
         assert!(violations(&v, &json!({"text": "a", "n": 2})).is_empty());
         let errs = violations(&v, &json!({"text": 5, "n": 0}));
         assert_eq!(errs.len(), 2, "{errs:?}");
-        assert!(errs.iter().any(|e| e.starts_with("at /text:") && e.contains("string")));
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("at /text:") && e.contains("string"))
+        );
         assert!(errs.iter().any(|e| e.starts_with("at /n:")));
         let missing = violations(&v, &json!({}));
-        assert!(missing[0].starts_with("at /:") && missing[0].contains("text"), "{missing:?}");
+        assert!(
+            missing[0].starts_with("at /:") && missing[0].contains("text"),
+            "{missing:?}"
+        );
     }
 
     #[test]
@@ -471,7 +486,10 @@ mod tests {
             output_text(b"{\"a\":1}", false).as_deref(),
             Some("{\n  \"a\": 1\n}")
         );
-        assert_eq!(output_text(b"\"just text\"", false).as_deref(), Some("just text"));
+        assert_eq!(
+            output_text(b"\"just text\"", false).as_deref(),
+            Some("just text")
+        );
         assert_eq!(output_text(b"\xff\xfe", false), None);
         assert_eq!(output_text(b"a\0b", false), None);
         // A cut in the middle of a character at the cap.

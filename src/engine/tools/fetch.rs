@@ -253,12 +253,17 @@ impl Tool for ReadSource {
             (Some(url), _) => cx.run.pages.get(url).ok_or_else(|| {
                 format!("{url} has not been fetched in this run: call fetch_url first")
             }),
-            (None, Some(n)) => cx.run.pages.by_number(n).map(|p| (p, Some(n))).ok_or_else(|| {
-                format!(
-                    "there is no source [{n}] in this run ({} so far)",
-                    cx.run.pages.source_count()
-                )
-            }),
+            (None, Some(n)) => cx
+                .run
+                .pages
+                .by_number(n)
+                .map(|p| (p, Some(n)))
+                .ok_or_else(|| {
+                    format!(
+                        "there is no source [{n}] in this run ({} so far)",
+                        cx.run.pages.source_count()
+                    )
+                }),
             (None, None) => Err("give the page's url or its source number".to_string()),
         };
         let (page, number) = match found {

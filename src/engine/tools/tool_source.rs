@@ -64,7 +64,11 @@ pub fn result_hash(tool: &str, args: &Value, text: &str) -> String {
 
 /// A tool's description as the model is shown it: withheld (with a
 /// warning) when it carries instructions aimed at agents, else spotlighted.
-pub fn untrusted_description(cx_run: &crate::engine::context::RunCtx, whose: &str, text: &str) -> String {
+pub fn untrusted_description(
+    cx_run: &crate::engine::context::RunCtx,
+    whose: &str,
+    text: &str,
+) -> String {
     let hits = injection::scan_text(text);
     if hits.is_empty() {
         return cx_run.spotlight(text);
@@ -117,7 +121,11 @@ pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> T
                 Err(e) => run.emitter.warning(
                     &cx.agent,
                     WarningCode::WriteFailed,
-                    format!("could not offload the result {} to {}: {e}", origin.url, host.display()),
+                    format!(
+                        "could not offload the result {} to {}: {e}",
+                        origin.url,
+                        host.display()
+                    ),
                 ),
             }
         }

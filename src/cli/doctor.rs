@@ -195,7 +195,8 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             fix: Some("point --runs-dir or DRA_RUNS_DIR at a writable directory".into()),
         },
     });
-    for (name, key, what) in [("skills dir", settings::SKILLS_DIR, "SKILL.md folders")] {
+    {
+        let (name, key, what) = ("skills dir", settings::SKILLS_DIR, "SKILL.md folders");
         let path = c.path(key).unwrap_or_default();
         let detail = if path.is_dir() {
             let n = std::fs::read_dir(&path).map(|d| d.count()).unwrap_or(0);

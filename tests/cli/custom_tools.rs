@@ -216,8 +216,10 @@ fn summary_of(b: &EventBody) -> (bool, String, Option<ErrorClass>) {
     }
 }
 
-#[test]
-fn a_run_calls_every_kind_of_custom_tool() {
+/// One scripted run over the whole toolbox and the MCP knowledge base,
+/// with extra settings; returns the sandbox, the events and the requests
+/// the model received.
+fn run_toolbox(env: &[(&str, &str)]) -> (Sandbox, Vec<dra::protocol::Event>, Vec<String>) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -230,13 +232,16 @@ fn a_run_calls_every_kind_of_custom_tool() {
     std::fs::create_dir_all(&marks).unwrap();
     toolbox(&tools_dir, &marks);
     let model = start_with(Fault::None, script);
-    let out = sb
-        .dra()
-        .env("OPENAI_API_KEY", ONLINE_KEY)
+    let mut cmd = sb.dra();
+    cmd.env("OPENAI_API_KEY", ONLINE_KEY)
         .env("OPENAI_BASE_URL", &model.base)
         .env("DRA_MCP_BEARER", BEARER)
         .env("DRA_CUSTOM_TOOLS_DIR", &tools_dir)
-        .env("DRA_CUSTOM_TOOL_TIMEOUT", "2")
+        .env("DRA_CUSTOM_TOOL_TIMEOUT", "2");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
         .arg("--runs-dir")
         .arg(sb.runs())
         .args(["--json", "ask", "--mcp"])
@@ -253,6 +258,13 @@ fn a_run_calls_every_kind_of_custom_tool() {
         "{stderr}"
     );
     let bodies = model.request_bodies();
+    (sb, events, bodies)
+}
+
+#[test]
+fn a_run_calls_every_kind_of_custom_tool() {
+    let (sb, events, bodies) = run_toolbox(&[]);
+    let marks = sb.dir.path().join("marks");
 
     // The valid tool: run once, its result cited and verified.
     let lookups = result(&events, "kb_lookup");
@@ -414,6 +426,33 @@ fn a_run_calls_every_kind_of_custom_tool() {
         );
         assert!(!text.contains(BEARER), "bearer in {}", path.display());
     }
+}
+
+#[test]
+fn without_offloading_large_results_are_cut_and_said_to_be() {
+    let (sb, events, bodies) = run_toolbox(&[
+        ("DRA_OFFLOAD_RESULTS", "false"),
+        ("DRA_MAX_RESULT_ROWS", "100"),
+    ]);
+    for tool in ["big", "kb__big"] {
+        let (ok, summary, _) = summary_of(result(&events, tool)[0]);
+        assert!(ok && summary.ends_with("(truncated)"), "{tool}: {summary}");
+    }
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.contains("Truncated result: it had") && b.contains("50000 rows")),
+        "the model was not told the result was cut"
+    );
+    assert!(!sb.run_dir().join("workspace/data").exists());
+    // What is stored is the cut result: the header and 100 rows.
+    let stored: Vec<String> = std::fs::read_dir(sb.run_dir().join("pages"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter(|t| t.starts_with("date,merchant,fee"))
+        .collect();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].lines().count(), 101, "{}", &stored[0][..200]);
 }
 
 #[test]

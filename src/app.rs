@@ -612,8 +612,10 @@ mod tests {
 
     fn settings(env: &[(&str, &str)], mcp: &[&str]) -> Settings {
         let layers = Layers {
-            env: env
+            // Not the checkout's own ./custom_tools (the tests' working dir).
+            env: [("DRA_CUSTOM_TOOLS_DIR", "/nonexistent/custom_tools")]
                 .iter()
+                .chain(env)
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             mcp: mcp.iter().map(|s| s.to_string()).collect(),

@@ -522,6 +522,116 @@ mod tests {
         assert_eq!(names, vec!["b_tool", "tool.sh"]);
     }
 
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[tokio::test]
+    async fn broken_tools_say_why_and_how_to_fix_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let cases = [
+            (
+                script(
+                    d,
+                    "exits.sh",
+                    "#!/bin/sh\necho 'no such mode' >&2\nexit 1\n",
+                ),
+                "exited with status 1",
+                "by hand",
+            ),
+            (
+                script(d, "interp.sh", "#!/nonexistent/python9\n"),
+                "could not start it",
+                "#!",
+            ),
+            (
+                script(
+                    d,
+                    "schema.sh",
+                    "#!/bin/sh\necho '{\"name\": \"s\", \"description\": \"d\", \"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"nonsense\"}}}}'\n",
+                ),
+                "not a usable JSON Schema",
+                "parameters",
+            ),
+            (
+                script(d, "prose.sh", "#!/bin/sh\necho 'I am a tool'\n"),
+                "did not print JSON",
+                "JSON object",
+            ),
+        ];
+        for (file, why, fix) in cases {
+            let b = describe(file.clone()).await.unwrap_err();
+            assert_eq!(b.file, file);
+            assert!(b.why.contains(why), "{}: {}", file.display(), b.why);
+            assert!(b.fix.contains(fix), "{}: {}", file.display(), b.fix);
+        }
+        let ok = script(
+            d,
+            "ok.sh",
+            "#!/bin/sh\necho '{\"name\": \"ok tool\", \"description\": \"d\", \"title\": \"x\", \"parameters\": {\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\"}}}}'\n",
+        );
+        let t = describe(ok).await.unwrap();
+        assert_eq!(t.name, "ok_tool");
+        assert!(t.parameters.get("$schema").is_none());
+        let toolbox = discover(d).await.unwrap();
+        assert_eq!((toolbox.tools.len(), toolbox.broken.len()), (1, 4));
+    }
+
+    #[tokio::test]
+    async fn a_timeout_kills_the_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("child.pid");
+        let tool = script(
+            dir.path(),
+            "hang.sh",
+            &format!(
+                "#!/bin/sh\nsleep 300 &\necho $! > {}\nsleep 300\n",
+                pid_file.display()
+            ),
+        );
+        let started = std::time::Instant::now();
+        let r = run_process(
+            &tool,
+            &[],
+            b"{}",
+            dir.path(),
+            Duration::from_millis(500),
+            MAX_OUTPUT_BYTES,
+        )
+        .await;
+        assert!(matches!(r, Err(RunError::Timeout(_))), "{r:?}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+        assert!(
+            stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z"),
+            "{stat}"
+        );
+    }
+
+    #[tokio::test]
+    async fn output_past_the_cap_stops_the_tool_and_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = script(dir.path(), "yes.sh", "#!/bin/sh\nexec yes PadmaPay\n");
+        let done = run_process(
+            &tool,
+            &[],
+            b"",
+            dir.path(),
+            Duration::from_secs(20),
+            100_000,
+        )
+        .await
+        .unwrap();
+        assert!(done.cut);
+        assert_eq!(done.stdout.len(), 100_000);
+    }
+
     proptest! {
         #[test]
         fn any_bytes_give_text_or_none_and_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), cut: bool) {

@@ -163,7 +163,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         Ok(app::EvidenceSource::Mcp) => Check {
             name: "evidence",
             ok: true,
-            detail: format!("{configured}; online runs use the MCP servers below as their only sources (--corpus PATH for local documents)"),
+            detail: format!("{configured}; online runs use the MCP servers and custom tools below as their only sources (--corpus PATH for local documents)"),
             fix: None,
         },
         Ok(_) => Check {

@@ -257,6 +257,8 @@ fn run_toolbox(env: &[(&str, &str)]) -> (Sandbox, Vec<dra::protocol::Event>, Vec
         stderr.contains("only sources are the MCP servers kb and the custom tools in"),
         "{stderr}"
     );
+    // A tool's stderr goes to the debug log, never the terminal.
+    assert!(!stderr.contains("starting up"), "{stderr}");
     let bodies = model.request_bodies();
     (sb, events, bodies)
 }

@@ -120,6 +120,9 @@ fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
     let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
     let all = text_of(&messages);
     match who(body) {
+        Who::Lead if !tool_names(body).iter().any(|n| n == "kb_lookup") => {
+            Err(format!("kb_lookup not offered to the lead: {:?}", tool_names(body)))
+        }
         Who::Lead => Ok(match turn {
             0 => vec![("write_todos", json!({"todos": [{"content": "pricing"}]}))],
             1 => vec![(
@@ -297,6 +300,27 @@ fn a_run_calls_every_kind_of_custom_tool() {
         "{:?}",
         sources[n - 1]
     );
+
+    // Wall time of the valid call inside the run (spawn, schema check,
+    // storing and judging the result): printed, not asserted.
+    let ts_of = |pred: &dyn Fn(&EventBody) -> bool| {
+        events
+            .iter()
+            .find(|e| pred(&e.body))
+            .map(|e| chrono::DateTime::parse_from_rfc3339(&e.ts).unwrap())
+    };
+    let id = match valid {
+        EventBody::ToolResult { id, .. } => id.clone(),
+        _ => unreachable!(),
+    };
+    let called = ts_of(&|b| matches!(b, EventBody::ToolCall { id: i, .. } if *i == id));
+    let answered = ts_of(&|b| matches!(b, EventBody::ToolResult { id: i, .. } if *i == id));
+    if let (Some(a), Some(b)) = (called, answered) {
+        eprintln!(
+            "custom tool call within a run: {} ms",
+            (b - a).num_milliseconds()
+        );
+    }
 
     // The schema violation: a permanent error naming the path; not run.
     let (ok, summary, class) = summary_of(invalid);

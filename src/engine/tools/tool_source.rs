@@ -65,15 +65,15 @@ pub fn result_hash(tool: &str, args: &Value, text: &str) -> String {
 /// A tool's description as the model is shown it: withheld (with a
 /// warning) when it carries instructions aimed at agents, else spotlighted.
 pub fn untrusted_description(
-    cx_run: &crate::engine::context::RunCtx,
+    run: &crate::engine::context::RunCtx,
     whose: &str,
     text: &str,
 ) -> String {
     let hits = injection::scan_text(text);
     if hits.is_empty() {
-        return cx_run.spotlight(text);
+        return run.spotlight(text);
     }
-    cx_run.emitter.warning(
+    run.emitter.warning(
         crate::protocol::MAIN_AGENT,
         WarningCode::Other,
         format!(

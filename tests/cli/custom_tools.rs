@@ -338,12 +338,19 @@ fn a_run_calls_every_kind_of_custom_tool() {
     assert!(!ok && class == Some(ErrorClass::Transient), "{summary}");
     assert!(summary.contains("DRA_CUSTOM_TOOL_TIMEOUT"), "{summary}");
     let pid = std::fs::read_to_string(marks.join("slow_child.pid")).unwrap();
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    // Gone, or a zombie waiting for a reaper: never running.
-    assert!(
-        stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z"),
-        "the timed-out tool's child {pid} survives: {stat}"
-    );
+    // Gone, or a zombie waiting for a reaper: never running (SIGKILL lands
+    // asynchronously, so allow it a moment).
+    let dead = || {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+        stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z")
+    };
+    let mut tries = 0;
+    while !dead() && tries < 50 {
+        std::thread::sleep(Duration::from_millis(100));
+        tries += 1;
+    }
+    assert!(dead(), "the timed-out tool's child {pid} survives");
 
     // The crash: its stderr tail, classed by its [transient] line.
     let (ok, summary, class) = summary_of(result(&events, "crash")[0]);

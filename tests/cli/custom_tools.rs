@@ -511,3 +511,62 @@ fn doctor_lists_custom_tools_and_broken_ones() {
     );
     assert!(!text.contains("README.md"), "{text}");
 }
+
+#[test]
+fn the_shipped_examples_describe_themselves_and_answer() {
+    use dra::extend::custom_tools;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = super::common::repo_path("custom_tools");
+    let toolbox = rt.block_on(custom_tools::discover(&dir)).unwrap();
+    let mut names: Vec<&str> = toolbox.tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec!["fx_table", "word_count"],
+        "{:?}",
+        toolbox.broken
+    );
+    assert!(toolbox.broken.is_empty(), "{:?}", toolbox.broken);
+    let fx = toolbox.tools.iter().find(|t| t.name == "fx_table").unwrap();
+    let args = json!({"base": "INR", "quote": "USD", "from": "2026-05", "amount": 1000});
+    assert!(custom_tools::violations(&fx.validator, &args).is_empty());
+    assert!(
+        !custom_tools::violations(&fx.validator, &json!({"base": "usd", "quote": "INR"}))
+            .is_empty()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let done = rt
+        .block_on(custom_tools::run_process(
+            &fx.file,
+            &[],
+            args.to_string().as_bytes(),
+            tmp.path(),
+            Duration::from_secs(30),
+            custom_tools::MAX_OUTPUT_BYTES,
+        ))
+        .unwrap();
+    let text = custom_tools::output_text(&done.stdout, done.cut).unwrap();
+    let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(rows[0]["month"], "2026-05");
+    assert!(rows[0]["converted"].as_f64().unwrap() > 5.0);
+    // An unknown pair: a permanent error naming the pairs there are.
+    let err = rt
+        .block_on(custom_tools::run_process(
+            &fx.file,
+            &[],
+            br#"{"base": "JPY", "quote": "INR"}"#,
+            tmp.path(),
+            Duration::from_secs(30),
+            custom_tools::MAX_OUTPUT_BYTES,
+        ))
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("[permanent]") && message.contains("USD/INR"),
+        "{message}"
+    );
+}

@@ -43,8 +43,8 @@ pub enum EvidenceSource {
     Embedded,
     Corpus(PathBuf),
     Web,
-    /// Online with no web search backend: the user's MCP servers are the
-    /// run's only sources.
+    /// Online with no web search backend: the user's MCP servers and/or
+    /// custom tools are the run's only sources.
     Mcp,
 }
 
@@ -137,7 +137,9 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         Source::Default => EvidenceSource::Embedded,
     };
     if chosen == EvidenceSource::Web && !settings.search.any_backend() {
-        if *asked == Source::Default && !settings.mcp.servers.is_empty() {
+        if *asked == Source::Default
+            && (!settings.mcp.servers.is_empty() || has_custom_tools(settings))
+        {
             return Ok(EvidenceSource::Mcp);
         }
         return Err(SetupError::Usage(
@@ -145,6 +147,16 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         ));
     }
     Ok(chosen)
+}
+
+/// Whether the custom tools folder holds a tool (not yet described: a
+/// broken one is reported when the run starts).
+fn has_custom_tools(settings: &Settings) -> bool {
+    settings
+        .custom_tools
+        .dir
+        .as_deref()
+        .is_some_and(|d| crate::extend::custom_tools::candidates(d).is_ok_and(|c| !c.is_empty()))
 }
 
 /// The largest domain prompt (it goes in every system prompt).
@@ -218,7 +230,7 @@ fn load_skills(settings: &Settings, notes: &mut Vec<Note>) -> Arc<crate::skills:
 /// explain that, so the model turns to the MCP tools.
 struct NoWeb;
 
-const NO_WEB: &str = "no web search backend is configured in this run: use the MCP tools (named label__tool) instead";
+const NO_WEB: &str = "no web search backend is configured in this run: use the MCP tools (named label__tool) or the custom tools instead";
 
 #[async_trait::async_trait]
 impl SearchBackend for NoWeb {
@@ -294,11 +306,19 @@ fn backends(
                 .iter()
                 .map(|s| s.label.as_str())
                 .collect();
+            let mut parts = Vec::new();
+            if !labels.is_empty() {
+                parts.push(format!("the MCP servers {}", labels.join(", ")));
+            }
+            if has_custom_tools(settings)
+                && let Some(dir) = &settings.custom_tools.dir
+            {
+                parts.push(format!("the custom tools in {}", dir.display()));
+            }
+            let label = parts.join(" and ");
             notes.push(Note::warning(format!(
-                "no web search backend is configured: this run's only sources are the MCP servers {} (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY to add the web)",
-                labels.join(", ")
+                "no web search backend is configured: this run's only sources are {label} (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY to add the web)"
             )));
-            let label = format!("the MCP servers {}", labels.join(", "));
             Ok((Arc::new(NoWeb), Arc::new(NoWeb), label))
         }
         EvidenceSource::Embedded => {
@@ -483,6 +503,8 @@ fn prepare_in(
         lock: Some(lock),
         mcp: settings.mcp.clone(),
         exec: settings.exec.clone(),
+        custom_tools: settings.custom_tools.clone(),
+        offload: settings.offload.clone(),
     };
     Ok(PreparedRun {
         engine,
@@ -846,8 +868,10 @@ mod tests {
 
     fn settings(env: &[(&str, &str)], mcp: &[&str]) -> Settings {
         let layers = Layers {
-            env: env
+            // Not the checkout's own ./custom_tools (the tests' working dir).
+            env: [("DRA_CUSTOM_TOOLS_DIR", "/nonexistent/custom_tools")]
                 .iter()
+                .chain(env)
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             mcp: mcp.iter().map(|s| s.to_string()).collect(),
@@ -881,6 +905,38 @@ mod tests {
         assert_eq!(
             evidence_source(&offline, &Source::Default).unwrap(),
             EvidenceSource::Embedded
+        );
+    }
+
+    #[test]
+    fn online_without_search_runs_on_custom_tools_when_the_folder_holds_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap().to_string();
+        let with = |p: &str| {
+            settings(
+                &[("OPENAI_API_KEY", "sk-test"), ("DRA_CUSTOM_TOOLS_DIR", p)],
+                &[],
+            )
+        };
+        // Only a README: no tools, so no sources.
+        std::fs::write(dir.path().join("README.md"), "x").unwrap();
+        assert!(evidence_source(&with(&path), &Source::Default).is_err());
+        let tool = dir.path().join("t.sh");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let s = with(&path);
+        assert_eq!(
+            evidence_source(&s, &Source::Default).unwrap(),
+            EvidenceSource::Mcp
+        );
+        let mut notes = Vec::new();
+        let (_, _, label) = backends(&s, &EvidenceSource::Mcp, None, &mut notes).unwrap();
+        assert_eq!(label, format!("the custom tools in {path}"));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.text.contains("only sources are the custom tools"))
         );
     }
 }

@@ -23,6 +23,7 @@ pub mod corpus;
 pub mod document;
 pub mod engine;
 pub mod evidence;
+pub mod extend;
 pub mod mcp;
 pub mod ports;
 pub mod protocol;

@@ -43,6 +43,8 @@ fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfi
     EngineConfig {
         mcp: Default::default(),
         exec: dra::config::ExecSettings::off(),
+        custom_tools: Default::default(),
+        offload: Default::default(),
         run_dir,
         header: RunHeader {
             kind: "run_header".into(),

@@ -163,7 +163,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         Ok(app::EvidenceSource::Mcp) => Check {
             name: "evidence",
             ok: true,
-            detail: format!("{configured}; online runs use the MCP servers below as their only sources (--corpus PATH for local documents)"),
+            detail: format!("{configured}; online runs use the MCP servers and custom tools below as their only sources (--corpus PATH for local documents)"),
             fix: None,
         },
         Ok(_) => Check {
@@ -197,22 +197,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         },
     });
     skill_checks(&typed, checks);
-    {
-        let (name, key, what) = ("custom tools dir", settings::CUSTOM_TOOLS_DIR, "tool files");
-        let path = c.path(key).unwrap_or_default();
-        let detail = if path.is_dir() {
-            let n = std::fs::read_dir(&path).map(|d| d.count()).unwrap_or(0);
-            format!("{} ({n} entries)", path.display())
-        } else {
-            format!("{} does not exist: no {what} (optional)", path.display())
-        } + " (not used yet: this version of dra reads none)";
-        checks.push(Check {
-            name,
-            ok: true,
-            detail,
-            fix: None,
-        });
-    }
+    custom_tools_checks(&typed.custom_tools, checks);
     checks.push(match Corpus::embedded() {
         Ok(corpus) => Check {
             name: "offline corpus",
@@ -370,6 +355,73 @@ fn sandbox_check(exec: &crate::config::ExecSettings) -> Check {
         ok,
         detail,
         fix,
+    }
+}
+
+/// Describes every custom tool at once (as a run would) and lists each
+/// with its file and description, or why it is left out and the fix.
+fn custom_tools_checks(ct: &crate::config::CustomToolsSettings, checks: &mut Vec<Check>) {
+    use crate::extend::custom_tools;
+    let Some(dir) = &ct.dir else {
+        checks.push(Check {
+            name: "custom tools",
+            ok: true,
+            detail: "./custom_tools does not exist: no custom tools (optional; set DRA_CUSTOM_TOOLS_DIR)".into(),
+            fix: None,
+        });
+        return;
+    };
+    let toolbox = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+        .and_then(|rt| {
+            rt.block_on(custom_tools::discover(dir))
+                .map_err(|e| e.to_string())
+        });
+    let toolbox = match toolbox {
+        Ok(t) => t,
+        Err(e) => {
+            checks.push(Check {
+                name: "custom tools",
+                ok: false,
+                detail: format!("{}: {e}", dir.display()),
+                fix: Some("point DRA_CUSTOM_TOOLS_DIR at a readable folder of executables".into()),
+            });
+            return;
+        }
+    };
+    checks.push(Check {
+        name: "custom tools",
+        ok: true,
+        detail: format!(
+            "{}: {} tools, {} left out (timeout {:?} per call)",
+            dir.display(),
+            toolbox.tools.len(),
+            toolbox.broken.len(),
+            ct.timeout
+        ),
+        fix: None,
+    });
+    for t in &toolbox.tools {
+        let description: String = crate::document::single_line(&t.description)
+            .chars()
+            .take(160)
+            .collect();
+        checks.push(Check {
+            name: "custom tool",
+            ok: true,
+            detail: format!("{} ({}): {description}", t.name, t.file.display()),
+            fix: None,
+        });
+    }
+    for b in &toolbox.broken {
+        checks.push(Check {
+            name: "custom tool",
+            ok: false,
+            detail: format!("{}: {}", b.file.display(), b.why),
+            fix: Some(b.fix.clone()),
+        });
     }
 }
 

@@ -27,8 +27,8 @@ pub use secret::Secret;
 pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};
 pub use typed::{
-    CorpusSettings, FetchSettings, Limits, ModelSettings, SearchSettings, ServeSettings, Settings,
-    table_default,
+    CorpusSettings, CustomToolsSettings, FetchSettings, Limits, ModelSettings, OffloadSettings,
+    SearchSettings, ServeSettings, Settings, table_default,
 };
 use values::parse;
 pub use values::{Entry, Value, parse_duration};

@@ -81,6 +81,11 @@ pub const REQUEST_TIMEOUT: &str = "DRA_REQUEST_TIMEOUT";
 pub const MAX_RETRIES: &str = "DRA_MAX_RETRIES";
 pub const SKILLS_DIR: &str = "DRA_SKILLS_DIR";
 pub const CUSTOM_TOOLS_DIR: &str = "DRA_CUSTOM_TOOLS_DIR";
+pub const CUSTOM_TOOL_TIMEOUT: &str = "DRA_CUSTOM_TOOL_TIMEOUT";
+pub const MAX_RESULT_CHARS: &str = "DRA_MAX_RESULT_CHARS";
+pub const MAX_RESULT_ROWS: &str = "DRA_MAX_RESULT_ROWS";
+pub const OFFLOAD_RESULTS: &str = "DRA_OFFLOAD_RESULTS";
+pub const OFFLOAD_DIR: &str = "DRA_OFFLOAD_DIR";
 pub const DOMAIN_PROMPT: &str = "DRA_DOMAIN_PROMPT";
 pub const DOMAIN_PROMPT_FILE: &str = "DRA_DOMAIN_PROMPT_FILE";
 pub const STREAMING: &str = "DRA_STREAMING";
@@ -365,7 +370,13 @@ pub const SETTINGS: &[SettingSpec] = &[
         CUSTOM_TOOLS_DIR,
         Kind::Path,
         Some("./custom_tools"),
-        "Directory of drop-in custom tools",
+        "Directory of drop-in custom tools (executables answering --describe)",
+    ),
+    s(
+        CUSTOM_TOOL_TIMEOUT,
+        Kind::Seconds,
+        Some("60"),
+        "Wall time per custom tool call; past it the tool's process group is killed",
     ),
     s(
         DOMAIN_PROMPT,
@@ -380,28 +391,28 @@ pub const SETTINGS: &[SettingSpec] = &[
         "File holding the domain prompt; inline DRA_DOMAIN_PROMPT wins",
     ),
     s(
-        "DRA_MAX_RESULT_CHARS",
+        MAX_RESULT_CHARS,
         Kind::Uint { min: 1 },
         Some("60000"),
         "Tool result size over which it is offloaded or truncated",
     ),
     s(
-        "DRA_MAX_RESULT_ROWS",
+        MAX_RESULT_ROWS,
         Kind::Uint { min: 1 },
         Some("1000"),
         "Tool result row count that triggers the same",
     ),
     s(
-        "DRA_OFFLOAD_RESULTS",
+        OFFLOAD_RESULTS,
         Kind::Bool,
         Some("true"),
-        "Offload large results to the sandbox instead of truncating",
+        "Offload large tool results to a file in the run's workspace instead of truncating",
     ),
     s(
-        "DRA_OFFLOAD_DIR",
+        OFFLOAD_DIR,
         Kind::Text,
         Some("/workspace/data"),
-        "Directory inside the sandbox for offloaded results",
+        "Where offloaded results go, as the sandbox sees the run's workspace (/workspace/...)",
     ),
     s(
         SANDBOX_URL,
@@ -453,19 +464,14 @@ pub const LEGACY_MODEL_KEYS: &[&str] = &[
     "utility_model",
 ];
 
-/// Settings of features that do not exist yet: parsed and validated so a
-/// config stays valid when they land, shown by `dra doctor` as not used yet,
-/// and warned about when a run sees one set.
 /// The research tool's description when `DRA_AGENT_DESCRIPTION` is unset.
 pub const DEFAULT_AGENT_DESCRIPTION: &str = "Deep research on one question: plans it into aspects, searches and reads sources in parallel, rejects look-alike entities and pages carrying instructions aimed at AI agents, and returns a cited Markdown report whose every [n] resolves to a source that contains the quoted sentence. Use it for questions that need several sources checked against each other (due diligence on a company, a product or a claim), not for a quick fact. A run takes from seconds (offline) to minutes.";
 
-pub const NOT_USED_YET: &[&str] = &[
-    CUSTOM_TOOLS_DIR,
-    "DRA_MAX_RESULT_CHARS",
-    "DRA_MAX_RESULT_ROWS",
-    "DRA_OFFLOAD_RESULTS",
-    "DRA_OFFLOAD_DIR",
-];
+/// Settings of features that do not exist yet: parsed and validated so a
+/// config stays valid when they land, shown by `dra doctor` as not used yet,
+/// and warned about when a run sees one set. Every feature of the table
+/// exists today.
+pub const NOT_USED_YET: &[&str] = &[];
 
 pub fn spec(key: &str) -> Option<&'static SettingSpec> {
     SETTINGS.iter().find(|s| s.key == key)

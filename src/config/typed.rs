@@ -104,6 +104,53 @@ pub struct ServeSettings {
     pub token: Option<Secret>,
 }
 
+/// Drop-in custom tools (`DRA_CUSTOM_TOOLS_DIR`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomToolsSettings {
+    /// The folder of tools; `None` when the default `./custom_tools` is
+    /// absent (then there are none, silently).
+    pub dir: Option<PathBuf>,
+    /// Whether the user named the folder (a missing one is then reported).
+    pub explicit: bool,
+    /// `DRA_CUSTOM_TOOL_TIMEOUT` per call.
+    pub timeout: Duration,
+}
+
+impl Default for CustomToolsSettings {
+    /// No folder: no custom tools.
+    fn default() -> Self {
+        CustomToolsSettings {
+            dir: None,
+            explicit: false,
+            timeout: table_seconds(keys::CUSTOM_TOOL_TIMEOUT),
+        }
+    }
+}
+
+/// Large tool results (MCP and custom tools): over either bound a result
+/// is offloaded to a file with a stub for the model, or cut when
+/// offloading is off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffloadSettings {
+    pub max_chars: usize,
+    pub max_rows: usize,
+    /// `DRA_OFFLOAD_RESULTS`: false turns the bounds into truncation caps.
+    pub enabled: bool,
+    /// `DRA_OFFLOAD_DIR`, as the sandbox sees the run's workspace.
+    pub dir: String,
+}
+
+impl Default for OffloadSettings {
+    fn default() -> Self {
+        OffloadSettings {
+            max_chars: table_usize(keys::MAX_RESULT_CHARS),
+            max_rows: table_usize(keys::MAX_RESULT_ROWS),
+            enabled: true,
+            dir: table_text(keys::OFFLOAD_DIR),
+        }
+    }
+}
+
 /// Everything dra reads from configuration, typed.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -140,6 +187,8 @@ pub struct Settings {
     pub exec: super::ExecSettings,
     /// `dra mcp-serve`: what it tells callers, and the token it requires.
     pub serve: ServeSettings,
+    pub custom_tools: CustomToolsSettings,
+    pub offload: OffloadSettings,
     /// Settings of features that do not exist yet which the user set.
     pub not_used_yet: Vec<&'static str>,
 }
@@ -233,6 +282,27 @@ impl Settings {
                     .to_string(),
                 token: c.secret(keys::MCP_SERVE_TOKEN).cloned(),
             },
+            custom_tools: {
+                let explicit = c
+                    .get(keys::CUSTOM_TOOLS_DIR)
+                    .is_some_and(|e| e.origin != super::Origin::Default);
+                let dir = c.path(keys::CUSTOM_TOOLS_DIR);
+                CustomToolsSettings {
+                    // The default applies only where the folder exists.
+                    dir: dir.filter(|d| explicit || d.is_dir()),
+                    explicit,
+                    timeout: seconds(keys::CUSTOM_TOOL_TIMEOUT),
+                }
+            },
+            offload: OffloadSettings {
+                max_chars: usize::try_from(uint(keys::MAX_RESULT_CHARS)).unwrap_or(usize::MAX),
+                max_rows: usize::try_from(uint(keys::MAX_RESULT_ROWS)).unwrap_or(usize::MAX),
+                enabled: c.bool(keys::OFFLOAD_RESULTS),
+                dir: c
+                    .text(keys::OFFLOAD_DIR)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| table_text(keys::OFFLOAD_DIR)),
+            },
             not_used_yet: keys::NOT_USED_YET
                 .iter()
                 .copied()
@@ -296,6 +366,10 @@ fn table_uint(key: &str) -> u64 {
     }
 }
 
+fn table_usize(key: &str) -> usize {
+    usize::try_from(table_uint(key)).unwrap_or(usize::MAX)
+}
+
 fn table_seconds(key: &str) -> Duration {
     match table_default(key) {
         Some(Value::Seconds(d)) => d,
@@ -354,6 +428,33 @@ mod tests {
         assert!(high.limits.max_usd > s.limits.max_usd);
         let capped = settings(&[("DRA_MODEL_TIER", "high"), ("DRA_MAX_USD", "0.2")]);
         assert_eq!(capped.limits.max_usd, 0.2);
+    }
+
+    #[test]
+    fn custom_tools_and_offload_settings_are_typed() {
+        let s = settings(&[]);
+        assert_eq!(s.offload, OffloadSettings::default());
+        assert_eq!((s.offload.max_chars, s.offload.max_rows), (60_000, 1000));
+        assert!(s.offload.enabled);
+        assert_eq!(s.offload.dir, "/workspace/data");
+        assert_eq!(s.custom_tools.timeout, Duration::from_secs(60));
+        assert!(!s.custom_tools.explicit);
+        let set = settings(&[
+            ("DRA_CUSTOM_TOOLS_DIR", "/nonexistent/tools"),
+            ("DRA_CUSTOM_TOOL_TIMEOUT", "5s"),
+            ("DRA_OFFLOAD_RESULTS", "false"),
+            ("DRA_MAX_RESULT_ROWS", "7"),
+        ]);
+        // Named by the user: kept even when missing, so it can be reported.
+        assert_eq!(
+            set.custom_tools.dir.as_deref(),
+            Some(std::path::Path::new("/nonexistent/tools"))
+        );
+        assert!(set.custom_tools.explicit);
+        assert_eq!(set.custom_tools.timeout, Duration::from_secs(5));
+        assert!(!set.offload.enabled);
+        assert_eq!(set.offload.max_rows, 7);
+        assert!(set.not_used_yet.is_empty());
     }
 
     #[test]

@@ -240,6 +240,10 @@ pub struct RunCtx {
     pub mcp_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
     /// `execute`, set at start-up when a sandbox is available.
     pub execute: std::sync::OnceLock<Arc<super::tools::execute::Execute>>,
+    /// The drop-in custom tools, set once they have described themselves.
+    pub custom_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
+    /// Large tool results: offloaded to the workspace, or cut.
+    pub offload: crate::config::OffloadSettings,
 }
 
 pub struct RunCtxInit {
@@ -268,6 +272,7 @@ pub struct RunCtxInit {
     pub spotlight: Option<String>,
     pub replay: Option<Arc<Replay>>,
     pub answers: Vec<Vec<String>>,
+    pub offload: crate::config::OffloadSettings,
 }
 
 impl RunCtx {
@@ -315,6 +320,8 @@ impl RunCtx {
             answers: Mutex::new(init.answers.into()),
             mcp_tools: std::sync::OnceLock::new(),
             execute: std::sync::OnceLock::new(),
+            custom_tools: std::sync::OnceLock::new(),
+            offload: init.offload,
         }
     }
 
@@ -337,6 +344,11 @@ impl RunCtx {
             .get()
             .map(|t| vec![t.clone() as Arc<dyn super::tools::Tool>])
             .unwrap_or_default()
+    }
+
+    /// The custom tools every agent is offered (none before they are described).
+    pub fn custom_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
+        self.custom_tools.get().map(Vec::as_slice).unwrap_or(&[])
     }
 
     pub fn collect_findings(&self, f: Findings) {

@@ -9,6 +9,7 @@ pub mod context;
 pub mod entity;
 pub mod extract;
 pub mod model;
+pub mod offload;
 mod orchestrator;
 pub mod page_view;
 pub mod prompts;
@@ -77,6 +78,10 @@ pub struct EngineConfig {
     pub mcp: crate::mcp::McpSettings,
     /// Code execution: the sandbox and its limits.
     pub exec: crate::config::ExecSettings,
+    /// Drop-in custom tools, described at run start.
+    pub custom_tools: crate::config::CustomToolsSettings,
+    /// Large tool results: offloaded to the workspace, or cut.
+    pub offload: crate::config::OffloadSettings,
 }
 
 /// What a resumed run brings from its earlier invocations.

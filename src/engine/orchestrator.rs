@@ -106,6 +106,7 @@ pub(super) async fn engine_task(
             .and_then(|r| r.start().map(|s| s.spotlight.clone())),
         replay: replay.clone(),
         answers: config.answers.clone(),
+        offload: config.offload.clone(),
     }));
     if config.resume.is_none() {
         ctx.emitter
@@ -355,6 +356,8 @@ async fn run_one(
     }
     super::tools::mcp::start(ctx, &config.mcp).await;
     super::tools::execute::start(ctx, &config.exec).await;
+    // After MCP: custom tool names keep clear of the servers' tools.
+    super::tools::custom::start(ctx, &config.custom_tools).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
@@ -369,6 +372,7 @@ async fn run_one(
         }
         .with_skills(&ctx.skills)
         .with(ctx.mcp_tools())
+        .with(ctx.custom_tools())
         .with(&ctx.exec_tools()),
         nudge: prompts::orchestrator_nudge(),
     };

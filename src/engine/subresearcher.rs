@@ -36,6 +36,7 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
         tools: ToolRegistry::subresearcher()
             .with_skills(&run.skills)
             .with(run.mcp_tools())
+            .with(run.custom_tools())
             .with(&run.exec_tools()),
         nudge: prompts::subresearcher_nudge(),
     };

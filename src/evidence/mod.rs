@@ -87,6 +87,17 @@ pub const MAX_STORED_CHARS: usize = 120_000;
 /// Cleans and judges a raw document: quarantine for instructions aimed at AI
 /// agents, rejection for a failed identity gate, else accepted.
 pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Page {
+    assess_keeping(raw, anchors, retrieved, MAX_STORED_CHARS)
+}
+
+/// [`assess`] keeping up to `max_chars` of the text: a large tool result
+/// offloaded to a file is stored whole, so quotes from any part verify.
+pub fn assess_keeping(
+    raw: &RawDocument,
+    anchors: &EntityAnchors,
+    retrieved: &str,
+    max_chars: usize,
+) -> Page {
     let cleaned = match raw.content_type {
         ContentType::Html => clean::clean_html(&raw.content),
         ContentType::Markdown | ContentType::Plain => clean::clean_text(&raw.content),
@@ -127,7 +138,7 @@ pub fn assess(raw: &RawDocument, anchors: &EntityAnchors, retrieved: &str) -> Pa
         .as_deref()
         .unwrap_or(&cleaned.text)
         .chars()
-        .take(MAX_STORED_CHARS)
+        .take(max_chars)
         .collect();
     // What the markup says the page is about (category, country, legal
     // name), read only when there is an entity to hold it against.

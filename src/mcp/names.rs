@@ -26,10 +26,15 @@ pub fn sanitize(s: &str) -> String {
 /// (which it joins). Collisions get `_2`, `_3`, ... within 64 characters.
 pub fn exposed_name(label: &str, tool: &str, taken: &mut HashSet<String>) -> String {
     let tool = if tool.is_empty() { "tool" } else { tool };
-    let base: String = format!("{}__{}", sanitize(label), sanitize(tool))
-        .chars()
-        .take(MAX_NAME)
-        .collect();
+    unique_name(&format!("{}__{}", sanitize(label), sanitize(tool)), taken)
+}
+
+/// `name` sanitised to the provider rule and made unique among `taken`
+/// (which it joins, lower-cased): `_2`, `_3`, ... within 64 characters.
+/// Custom tools are named with it directly (no server label).
+pub fn unique_name(name: &str, taken: &mut HashSet<String>) -> String {
+    let name = if name.is_empty() { "tool" } else { name };
+    let base: String = sanitize(name).chars().take(MAX_NAME).collect();
     let mut name = base.clone();
     let mut n = 2;
     while taken.contains(&name.to_ascii_lowercase()) {
@@ -123,6 +128,15 @@ mod tests {
     }
 
     #[test]
+    fn plain_names_are_sanitised_and_kept_apart_from_taken_ones() {
+        let mut taken = HashSet::from(["web_search".to_string()]);
+        assert_eq!(unique_name("Web_Search", &mut taken), "Web_Search_2");
+        assert_eq!(unique_name("fx table", &mut taken), "fx_table");
+        assert_eq!(unique_name("fx.table", &mut taken), "fx_table_2");
+        assert_eq!(unique_name("", &mut taken), "tool");
+    }
+
+    #[test]
     fn schemas_lose_schema_and_title_but_keep_a_property_called_title() {
         let s = json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -164,6 +178,17 @@ mod tests {
                 let n = exposed_name(&label, t, &mut taken);
                 prop_assert!(valid(&n), "{}", n);
                 prop_assert!(names.insert(n.to_ascii_lowercase()));
+            }
+        }
+
+        #[test]
+        fn every_unique_name_is_valid_and_distinct(names in proptest::collection::vec("\\PC{0,80}", 1..12)) {
+            let mut taken = HashSet::new();
+            let mut seen = HashSet::new();
+            for n in &names {
+                let u = unique_name(n, &mut taken);
+                prop_assert!(valid(&u), "{}", u);
+                prop_assert!(seen.insert(u.to_ascii_lowercase()));
             }
         }
 

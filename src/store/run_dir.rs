@@ -73,11 +73,6 @@ impl RunDir {
         &self.path
     }
 
-    /// The run's workspace: `/workspace` inside the sandbox.
-    pub fn workspace_dir(&self) -> PathBuf {
-        self.path.join("workspace")
-    }
-
     pub fn events_path(&self) -> PathBuf {
         self.path.join("events.jsonl")
     }
@@ -111,6 +106,13 @@ impl RunDir {
             std::fs::create_dir_all(dir)?;
         }
         write_atomic(&path, text.as_bytes())
+    }
+
+    /// The run's private workspace: mounted at `/workspace` in the sandbox,
+    /// the working directory of custom tools, where large results are
+    /// offloaded. Not created until something needs it.
+    pub fn workspace_dir(&self) -> PathBuf {
+        self.path.join("workspace")
     }
 
     pub fn write_json<T: Serialize>(&self, path: &Path, value: &T) -> std::io::Result<()> {

@@ -112,7 +112,8 @@ impl ServerHandler for Kb {
                 Tool::new("search", "Search the internal knowledge base.", q),
                 Tool::new("fail", "Always fails permanently.", none.clone()),
                 Tool::new("busy", "Always fails transiently.", none.clone()),
-                Tool::new("plain", "Fails without a class.", none),
+                Tool::new("plain", "Fails without a class.", none.clone()),
+                Tool::new("big", "A 5 MB table of merchant fees.", none),
             ],
             ..Default::default()
         })
@@ -144,6 +145,7 @@ impl ServerHandler for Kb {
                 CallToolResult::error(vec![ContentBlock::text("[transient] index rebuilding")])
             }
             "plain" => CallToolResult::error(vec![ContentBlock::text("something broke")]),
+            "big" => CallToolResult::success(vec![ContentBlock::text(big_table())]),
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("unknown tool {other}"),
@@ -155,8 +157,23 @@ impl ServerHandler for Kb {
     }
 }
 
+/// Rows of the 5 MB result of `big`.
+pub(super) const BIG_ROWS: usize = 80_000;
+
+/// A 5 MB tab-separated table about PadmaPay merchants.
+fn big_table() -> String {
+    let mut s = String::from("month\tmerchant\tfee\tnote\n");
+    for i in 0..BIG_ROWS {
+        s.push_str(&format!(
+            "2026-{:02}\tPadmaPay merchant {i:06}\t1.9%\tstandard domestic card fee\n",
+            i % 12 + 1
+        ));
+    }
+    s
+}
+
 /// Serves [`Kb`] over streamable HTTP on loopback; returns its URL.
-async fn serve_kb() -> String {
+pub(super) async fn serve_kb() -> String {
     let service: StreamableHttpService<Kb, LocalSessionManager> = StreamableHttpService::new(
         || Ok(Kb),
         Default::default(),
@@ -258,7 +275,7 @@ fn dead_and_slow_servers_fail_alone_within_the_timeout() {
         let by_label: BTreeMap<String, &Result<_, ConnectError>> =
             results.iter().map(|(s, r)| (s.label.clone(), r)).collect();
         let kb = by_label["kb"].as_ref().unwrap();
-        assert_eq!(kb.tools.len(), 4);
+        assert_eq!(kb.tools.len(), 5);
         assert!(matches!(by_label["silent"], Err(ConnectError::Timeout(_))));
         assert!(matches!(by_label["mute"], Err(ConnectError::Timeout(_))));
         assert!(matches!(by_label["dies"], Err(ConnectError::Handshake(_))));
@@ -458,7 +475,7 @@ fn an_online_run_with_only_an_mcp_server_cites_its_results() {
 
     let ready = events.iter().any(|e| {
         matches!(&e.body, EventBody::Status(s) if s.state == StatusState::McpReady
-            && s.detail.as_deref().is_some_and(|d| d.starts_with("kb: 4 tools")))
+            && s.detail.as_deref().is_some_and(|d| d.starts_with("kb: 5 tools")))
     });
     assert!(ready, "{events:#?}");
     let calls = events

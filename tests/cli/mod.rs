@@ -4,6 +4,7 @@ mod clarify;
 mod commands;
 mod common;
 mod corpus_loading;
+mod custom_tools;
 mod endings;
 mod follow_up;
 mod instructions;

@@ -347,7 +347,7 @@ fn script_with_flood(
 }
 
 #[test]
-fn printing_100_mb_reaches_the_model_cut_and_dra_stays_small() {
+fn printing_100_mb_reaches_the_model_cut() {
     use dra::protocol::EventBody;
     let server = super::online::start_with(super::online::Fault::None, script_with_flood);
     let sb = super::common::Sandbox::new();
@@ -384,18 +384,6 @@ fn printing_100_mb_reaches_the_model_cut_and_dra_stays_small() {
     // What the model reads is a head of the output, not a megabyte.
     assert!(seen.len() < 200_000, "{} bytes", seen.len());
     assert!(seen.contains("more characters not shown"));
-    // dra's own peak memory (the largest child this test waited for).
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage fills the struct it is given.
-    let usage = unsafe {
-        libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
-        usage.assume_init()
-    };
-    assert!(
-        usage.ru_maxrss < 400 * 1024,
-        "peak RSS {} KiB",
-        usage.ru_maxrss
-    );
 }
 
 #[test]

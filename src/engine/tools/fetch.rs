@@ -30,7 +30,12 @@ struct FetchArgs {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
-    url: String,
+    #[serde(default)]
+    url: Option<String>,
+    /// A source number instead of the URL (how an offloaded tool result's
+    /// stub says to read on).
+    #[serde(default)]
+    source: Option<usize>,
     #[serde(default)]
     offset: Option<usize>,
 }
@@ -225,15 +230,15 @@ impl Tool for ReadSource {
         ToolSpec {
             name: READ_SOURCE.into(),
             description: format!(
-                "Read more of a page already fetched with {FETCH_URL}, from a character offset (use the Next offset of the previous view). Costs no search budget."
+                "Read more of a page already fetched with {FETCH_URL} (by its url), or of any source by its number [n] (`source`, e.g. a large tool result offloaded to a file), from a character offset (use the Next offset of the previous view). Costs no search budget."
             ),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "url": {"type": "string"},
+                    "source": {"type": "integer", "minimum": 1},
                     "offset": {"type": "integer", "minimum": 0}
                 },
-                "required": ["url"],
                 "additionalProperties": false
             }),
         }
@@ -244,11 +249,26 @@ impl Tool for ReadSource {
             Ok(a) => a,
             Err(e) => return e,
         };
-        let Some((page, number)) = cx.run.pages.get(&args.url) else {
-            return ToolOutput::permanent(format!(
-                "{} has not been fetched in this run: call fetch_url first",
-                args.url
-            ));
+        let found = match (&args.url, args.source) {
+            (Some(url), _) => cx.run.pages.get(url).ok_or_else(|| {
+                format!("{url} has not been fetched in this run: call fetch_url first")
+            }),
+            (None, Some(n)) => cx
+                .run
+                .pages
+                .by_number(n)
+                .map(|p| (p, Some(n)))
+                .ok_or_else(|| {
+                    format!(
+                        "there is no source [{n}] in this run ({} so far)",
+                        cx.run.pages.source_count()
+                    )
+                }),
+            (None, None) => Err("give the page's url or its source number".to_string()),
+        };
+        let (page, number) = match found {
+            Ok(found) => found,
+            Err(message) => return ToolOutput::permanent(message),
         };
         if page.verdict != Verdict::Accepted {
             return ToolOutput::ok(refused(&page), "refused page");

@@ -11,6 +11,7 @@
 //! line in [`names`] and one in the agent's list below.
 
 pub mod clarify;
+pub mod custom;
 pub mod execute;
 mod fetch;
 pub mod mcp;
@@ -20,6 +21,7 @@ mod search;
 pub(crate) mod submit;
 mod task;
 mod todos;
+mod tool_source;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -249,7 +251,7 @@ impl ToolRegistry {
         self.with(&[Arc::new(ReadSkill) as Arc<dyn Tool>])
     }
 
-    /// This registry with `extra` tools (a run's MCP tools) after its own.
+    /// This registry with `extra` tools (a run's MCP or custom tools) after its own.
     pub fn with(self, extra: &[Arc<dyn Tool>]) -> Self {
         if extra.is_empty() {
             return self;

@@ -183,18 +183,42 @@ impl Tool for CustomTool {
             );
         }
         let input = serde_json::to_vec(&args).unwrap_or_default();
-        let ran = custom_tools::run_process(
-            &self.tool.file,
-            &[],
-            &input,
-            &cx.run.run_dir.workspace_dir(),
-            self.timeout,
-            custom_tools::MAX_OUTPUT_BYTES,
-        )
-        .await;
-        let done = match ran {
-            Ok(done) => done,
-            Err(RunError::Timeout(t)) => {
+        // A tool may cost or act: it runs once per run, and a resumed run
+        // is answered from the record of what it said.
+        let ran: Ran = cx
+            .run
+            .external(
+                &format!("custom:{}:{}", self.name, canonical(&args)),
+                async {
+                    let ran = custom_tools::run_process(
+                        &self.tool.file,
+                        &[],
+                        &input,
+                        &cx.run.run_dir.workspace_dir(),
+                        self.timeout,
+                        custom_tools::MAX_OUTPUT_BYTES,
+                    )
+                    .await;
+                    match ran {
+                        Ok(done) => match custom_tools::output_text(&done.stdout, done.cut) {
+                            Some(text) => Ran::Text {
+                                text,
+                                cut: done.cut,
+                            },
+                            None => Ran::NotText {
+                                bytes: done.stdout.len(),
+                            },
+                        },
+                        Err(RunError::Timeout(t)) => Ran::Timeout(t),
+                        Err(RunError::Exit { status, stderr }) => Ran::Exit { status, stderr },
+                        Err(e @ RunError::Spawn(_)) => Ran::Spawn(e.to_string()),
+                    }
+                },
+            )
+            .await;
+        let (text, cut) = match ran {
+            Ran::Text { text, cut } => (text, cut),
+            Ran::Timeout(t) => {
                 return failure(
                     ErrorClass::Transient,
                     format!(
@@ -203,7 +227,7 @@ impl Tool for CustomTool {
                     ),
                 );
             }
-            Err(RunError::Exit { status, stderr }) => {
+            Ran::Exit { status, stderr } => {
                 // Its words are untrusted too.
                 let said = if stderr.is_empty() {
                     "(nothing on stderr)".to_string()
@@ -215,22 +239,21 @@ impl Tool for CustomTool {
                     format!("custom tool {} {status}; {said}", self.name),
                 );
             }
-            Err(e @ RunError::Spawn(_)) => {
+            Ran::Spawn(e) => {
                 return failure(
                     ErrorClass::Unknown,
                     format!("custom tool {}: {e}", self.name),
                 );
             }
-        };
-        let Some(text) = custom_tools::output_text(&done.stdout, done.cut) else {
-            return failure(
-                ErrorClass::Permanent,
-                format!(
-                    "custom tool {} printed {} bytes that are not text (not UTF-8, or with NUL bytes): invalid output",
-                    self.name,
-                    done.stdout.len()
-                ),
-            );
+            Ran::NotText { bytes } => {
+                return failure(
+                    ErrorClass::Permanent,
+                    format!(
+                        "custom tool {} printed {bytes} bytes that are not text (not UTF-8, or with NUL bytes): invalid output",
+                        self.name
+                    ),
+                );
+            }
         };
         if text.trim().is_empty() {
             return ToolOutput::ok(
@@ -247,7 +270,7 @@ impl Tool for CustomTool {
             file_stem: format!("{}-{hash}", self.name),
         };
         let mut out = super::tool_source::store_result(cx, origin, text).await;
-        if done.cut {
+        if cut {
             out.content = format!(
                 "Note: the tool printed more than {} bytes; it was stopped and only what came before is kept.\n\n{}",
                 custom_tools::MAX_OUTPUT_BYTES,
@@ -257,6 +280,26 @@ impl Tool for CustomTool {
         }
         out
     }
+}
+
+/// How one call of a custom tool ended, as recorded for `dra resume`.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum Ran {
+    /// It answered with text (`cut`: stopped at the output cap).
+    Text {
+        text: String,
+        cut: bool,
+    },
+    /// It printed bytes that are not text.
+    NotText {
+        bytes: usize,
+    },
+    Timeout(std::time::Duration),
+    Exit {
+        status: String,
+        stderr: String,
+    },
+    Spawn(String),
 }
 
 #[cfg(test)]

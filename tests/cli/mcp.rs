@@ -30,7 +30,7 @@ const ABOUT_QUOTE: &str =
 
 /// Where `.ci/run` installs server-everything; `DRA_TEST_MCP_EVERYTHING`
 /// overrides it.
-fn everything_path() -> PathBuf {
+pub(super) fn everything_path() -> PathBuf {
     let path = std::env::var_os("DRA_TEST_MCP_EVERYTHING")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

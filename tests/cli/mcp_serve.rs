@@ -17,7 +17,7 @@ const DESCRIPTION: &str = "Test desk: researches payment companies for the onboa
 
 /// Where `.ci/run` installs the Python SDK; `DRA_TEST_MCP_PYTHONPATH`
 /// overrides it.
-fn python_sdk() -> PathBuf {
+pub(super) fn python_sdk() -> PathBuf {
     let path = std::env::var_os("DRA_TEST_MCP_PYTHONPATH")
         .map(PathBuf::from)
         .unwrap_or_else(|| super::common::repo_path(".ci/py"));

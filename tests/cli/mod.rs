@@ -11,6 +11,7 @@ mod instructions;
 mod lookalikes;
 mod mcp;
 mod mcp_faults;
+mod mcp_interop;
 mod mcp_serve;
 mod online;
 mod planner;

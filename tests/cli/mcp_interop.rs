@@ -1,0 +1,186 @@
+//! dra's MCP client against servers nobody here wrote, over both
+//! transports: `@modelcontextprotocol/server-everything` (npm) over
+//! streamable HTTP (its stdio case is in `mcp.rs`), and a server built with
+//! the Python MCP SDK from PyPI (`MCPServer`, formerly FastMCP) over stdio
+//! and streamable HTTP. Everything listens on loopback.
+
+use std::collections::BTreeMap;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use dra::mcp::{self, McpServer, McpTransport};
+use serde_json::json;
+
+use super::mcp::everything_path;
+use super::mcp_serve::python_sdk;
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A loopback port nobody listens on right now.
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// Waits until something accepts connections on the port.
+fn wait_for(port: u16, child: &mut Child) {
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the server exited before listening"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "nothing listens on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Kills the child when the test ends, passed or not.
+struct Reap(Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn http(label: &str, url: &str) -> McpServer {
+    McpServer {
+        label: label.into(),
+        transport: McpTransport::Http {
+            url: url.into(),
+            bearer: None,
+        },
+        origin: "test".into(),
+    }
+}
+
+fn args(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    v.as_object().unwrap().clone()
+}
+
+#[test]
+fn server_everything_over_streamable_http() {
+    let path = everything_path();
+    let port = free_port();
+    let mut child = Reap(
+        Command::new("node")
+            .arg(&path)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs"),
+    );
+    wait_for(port, &mut child.0);
+    rt().block_on(async {
+        let conn = mcp::connect(
+            &http("everything", &format!("http://127.0.0.1:{port}/mcp")),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("server-everything over HTTP: {e}"));
+        let names: Vec<&str> = conn.tools.iter().map(|t| t.name.as_ref()).collect();
+        assert!(names.contains(&"echo"), "{names:?}");
+        let echoed = conn
+            .call("echo", args(json!({"message": "over http"})))
+            .await
+            .unwrap();
+        assert!(mcp::result_text(&echoed).contains("over http"));
+        conn.close().await;
+    });
+}
+
+fn kb_script() -> String {
+    super::common::repo_path("tests/mcp_servers/kb_server.py")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Lists the Python server's tools and calls both; a call with arguments
+/// of the wrong type comes back as an error dra classes, not a crash.
+async fn exercise_python_kb(server: &McpServer) {
+    let conn = mcp::connect(server, Duration::from_secs(30))
+        .await
+        .unwrap_or_else(|e| panic!("the Python SDK server: {e}"));
+    let mut names: Vec<&str> = conn.tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(names, ["add", "lookup"]);
+    // Its generated schemas are usable once cleaned for providers.
+    for t in &conn.tools {
+        let cleaned = mcp::names::clean_schema(&t.input_schema);
+        assert_eq!(cleaned["type"], "object", "{cleaned}");
+        assert!(cleaned.get("title").is_none(), "{cleaned}");
+    }
+    let found = conn
+        .call("lookup", args(json!({"query": "PadmaPay fees"})))
+        .await
+        .unwrap();
+    assert!(
+        mcp::result_text(&found).contains("1.9% per domestic card"),
+        "{found:?}"
+    );
+    let sum = conn
+        .call("add", args(json!({"a": 2, "b": 40})))
+        .await
+        .unwrap();
+    assert!(mcp::result_text(&sum).contains("42"), "{sum:?}");
+    let wrong = conn.call("add", args(json!({"a": "two", "b": 40}))).await;
+    match wrong {
+        Ok(r) => assert_eq!(r.is_error, Some(true), "{r:?}"),
+        Err(e) => assert_ne!(
+            mcp::class_of_service_error(&e),
+            dra::protocol::ErrorClass::Transient,
+            "{e}"
+        ),
+    }
+    conn.close().await;
+}
+
+#[test]
+fn a_python_sdk_server_over_stdio() {
+    let sdk = python_sdk();
+    let server = McpServer {
+        label: "pykb".into(),
+        transport: McpTransport::Stdio {
+            command: "python3".into(),
+            args: vec![kb_script(), "stdio".into()],
+            // The child gets an explicit environment: the SDK's path is
+            // passed like any server's own `env`.
+            env: BTreeMap::from([("PYTHONPATH".to_string(), sdk.display().to_string())]),
+        },
+        origin: "test".into(),
+    };
+    rt().block_on(exercise_python_kb(&server));
+}
+
+#[test]
+fn a_python_sdk_server_over_streamable_http() {
+    let sdk = python_sdk();
+    let port = free_port();
+    let mut child = Reap(
+        Command::new("python3")
+            .arg(kb_script())
+            .args(["http", &port.to_string()])
+            .env("PYTHONPATH", &sdk)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs"),
+    );
+    wait_for(port, &mut child.0);
+    rt().block_on(exercise_python_kb(&http(
+        "pykb",
+        &format!("http://127.0.0.1:{port}/mcp"),
+    )));
+}

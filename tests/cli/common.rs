@@ -23,14 +23,28 @@ impl Sandbox {
     }
 
     pub fn dra(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
+        let mut c = Command::from_std(self.std_dra());
+        c.timeout(std::time::Duration::from_secs(60));
+        c
+    }
+
+    /// `dra` as a plain process (to spawn, kill or talk to), isolated the
+    /// same way: its own HOME, config and data dirs, none of the caller's
+    /// keys, base URL, DRA_ settings or log filter.
+    pub fn std_dra(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_dra"));
+        self.isolate(&mut c);
+        c
+    }
+
+    /// Gives a command the sandbox's environment (see [`Self::std_dra`]).
+    pub fn isolate(&self, c: &mut std::process::Command) {
         let home = self.dir.path();
         c.current_dir(home)
             .env("HOME", home)
             .env("XDG_CONFIG_HOME", home.join("config"))
             .env("XDG_DATA_HOME", home.join("data"))
-            .env("NO_COLOR", "1")
-            .timeout(std::time::Duration::from_secs(60));
+            .env("NO_COLOR", "1");
         for (k, _) in std::env::vars() {
             if k.starts_with("DRA_")
                 || k.ends_with("_API_KEY")
@@ -40,7 +54,6 @@ impl Sandbox {
                 c.env_remove(k);
             }
         }
-        c
     }
 
     /// The only run directory under the runs dir.

@@ -129,21 +129,7 @@ fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
                 "task",
                 json!({"description": "Aspect: pricing\nEntity: PadmaPay\nFind the current fee."}),
             )],
-            _ => {
-                let re = regex::Regex::new(
-                    r#""quote": "([^"]+)",\s*"url": "[^"]+",\s*"source": (\d+)"#,
-                )
-                .unwrap();
-                let lines: Vec<String> = re
-                    .captures_iter(&all)
-                    .map(|c| format!("- \"{}\" [{}]", &c[1], &c[2]))
-                    .collect();
-                let md = format!(
-                    "# PadmaPay\n\n## Answer\n\nPadmaPay's current fee, from the internal knowledge base.\n\n## Findings\n\n{}\n",
-                    lines.join("\n")
-                );
-                vec![("submit_report", json!({"markdown": md}))]
-            }
+            _ => super::online::report_citing_findings(&messages, "PadmaPay", "PadmaPay's current fee, from the internal knowledge base.")
         }),
         Who::Sub(_) => {
             let tools = tool_names(body);

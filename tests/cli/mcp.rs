@@ -399,22 +399,7 @@ fn mcp_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
                     json!({"description": "Aspect: leadership\nEntity: PadmaPay\nFind the current CEO."}),
                 ),
             ],
-            _ => {
-                let all = text_of(&messages);
-                let re = regex::Regex::new(
-                    r#""quote": "([^"]+)",\s*"url": "[^"]+",\s*"source": (\d+)"#,
-                )
-                .unwrap();
-                let lines: Vec<String> = re
-                    .captures_iter(&all)
-                    .map(|c| format!("- \"{}\" [{}]", &c[1], &c[2]))
-                    .collect();
-                let md = format!(
-                    "# PadmaPay\n\n## Answer\n\nPadmaPay's current fee and chief executive, from the internal knowledge base.\n\n## Findings\n\n{}\n",
-                    lines.join("\n")
-                );
-                vec![("submit_report", json!({"markdown": md}))]
-            }
+            _ => super::online::report_citing_findings(&messages, "PadmaPay", "PadmaPay's current fee and chief executive, from the internal knowledge base.")
         }),
         Who::Sub(aspect) => {
             let tools: Vec<&str> = body["tools"]

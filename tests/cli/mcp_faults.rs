@@ -141,21 +141,11 @@ fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
                 "task",
                 json!({"description": "Aspect: pricing\nEntity: Orla Freight\nFind the pallet rate."}),
             )],
-            _ => {
-                let all = text_of(&messages);
-                let re =
-                    regex::Regex::new(r#""quote": "([^"]+)",\s*"url": "[^"]+",\s*"source": (\d+)"#)
-                        .unwrap();
-                let lines: Vec<String> = re
-                    .captures_iter(&all)
-                    .map(|c| format!("- \"{}\" [{}]", &c[1], &c[2]))
-                    .collect();
-                let md = format!(
-                    "# Orla Freight\n\n## Answer\n\nOrla Freight's pallet rate, from the internal rate card.\n\n## Findings\n\n{}\n",
-                    lines.join("\n")
-                );
-                vec![("submit_report", json!({"markdown": md}))]
-            }
+            _ => super::online::report_citing_findings(
+                &messages,
+                "Orla Freight",
+                "Orla Freight's pallet rate, from the internal rate card.",
+            ),
         }),
         Who::Sub(_) => Ok(match turn {
             0 => vec![("faulty__lookup", json!({"query": "pallet rate"}))],
@@ -270,18 +260,8 @@ fn lookup_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
 }
 
 fn dra_child(sb: &Sandbox, model: &str) -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_dra"));
-    let home = sb.dir.path();
-    for (k, _) in std::env::vars() {
-        if k.starts_with("DRA_") || k.ends_with("_API_KEY") || k == "OPENAI_BASE_URL" {
-            c.env_remove(k);
-        }
-    }
-    c.current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("OPENAI_API_KEY", ONLINE_KEY)
+    let mut c = sb.std_dra();
+    c.env("OPENAI_API_KEY", ONLINE_KEY)
         .env("OPENAI_BASE_URL", model)
         .env("DRA_MAX_RETRIES", "0")
         .env("DRA_MCP_RATE_LIMIT_MAX_WAIT", "20")

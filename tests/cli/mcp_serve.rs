@@ -32,23 +32,9 @@ pub(super) fn python_sdk() -> PathBuf {
 /// The environment of a sandboxed dra: its own HOME, config, data and runs
 /// dirs, none of the caller's keys or DRA_ settings (offline).
 fn sandboxed(c: &mut Command, sb: &Sandbox) {
-    let home = sb.dir.path();
-    for (k, _) in std::env::vars() {
-        if k.starts_with("DRA_")
-            || k.ends_with("_API_KEY")
-            || k == "OPENAI_BASE_URL"
-            || k == "RUST_LOG"
-        {
-            c.env_remove(k);
-        }
-    }
-    c.current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("DRA_RUNS_DIR", sb.runs())
-        .env("DRA_AGENT_DESCRIPTION", DESCRIPTION)
-        .env("NO_COLOR", "1");
+    sb.isolate(c);
+    c.env("DRA_RUNS_DIR", sb.runs())
+        .env("DRA_AGENT_DESCRIPTION", DESCRIPTION);
 }
 
 /// Runs the Python driver; returns what it saw.

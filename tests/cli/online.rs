@@ -101,6 +101,28 @@ pub(super) fn who(body: &Value) -> Who {
     }
 }
 
+/// The lead's last turn in scripted sessions: a report whose Findings cite
+/// exactly the quotes and source numbers the sub-researchers' findings came
+/// back with (`title` heads it, `answer` is its Answer section).
+pub(super) fn report_citing_findings(
+    messages: &[Value],
+    title: &str,
+    answer: &str,
+) -> Vec<(&'static str, Value)> {
+    let all = text_of(messages);
+    let re =
+        regex::Regex::new(r#""quote": "([^"]+)",\s*"url": "[^"]+",\s*"source": (\d+)"#).unwrap();
+    let lines: Vec<String> = re
+        .captures_iter(&all)
+        .map(|c| format!("- \"{}\" [{}]", &c[1], &c[2]))
+        .collect();
+    let md = format!(
+        "# {title}\n\n## Answer\n\n{answer}\n\n## Findings\n\n{}\n",
+        lines.join("\n")
+    );
+    vec![("submit_report", json!({"markdown": md}))]
+}
+
 /// The calls (or final text) this participant makes at this turn.
 pub(super) fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();

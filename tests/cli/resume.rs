@@ -17,23 +17,8 @@ use super::online::{self, Fault, ONLINE_KEY, Server, Who, text_of, who};
 /// `dra` as a child process (so it can be killed), with the sandbox's
 /// isolation and the scripted server's endpoint.
 fn dra_cmd(sb: &Sandbox, server: &Server) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
-    let home = sb.dir.path();
-    for (k, _) in std::env::vars() {
-        if k.starts_with("DRA_")
-            || k.ends_with("_API_KEY")
-            || k == "OPENAI_BASE_URL"
-            || k == "RUST_LOG"
-        {
-            c.env_remove(k);
-        }
-    }
-    c.current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("NO_COLOR", "1")
-        .env("OPENAI_API_KEY", ONLINE_KEY)
+    let mut c = sb.std_dra();
+    c.env("OPENAI_API_KEY", ONLINE_KEY)
         .env("OPENAI_BASE_URL", &server.base)
         .env("DRA_MAX_RETRIES", "0")
         .env("DRA_MAX_PARALLEL", "1")

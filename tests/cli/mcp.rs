@@ -61,7 +61,7 @@ fn stdio(label: &str, command: &str, args: &[&str], env: &[(&str, &str)]) -> Mcp
     }
 }
 
-fn http(label: &str, url: &str) -> McpServer {
+pub(super) fn http(label: &str, url: &str) -> McpServer {
     McpServer {
         label: label.into(),
         transport: McpTransport::Http {

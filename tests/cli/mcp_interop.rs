@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use dra::mcp::{self, McpServer, McpTransport};
 use serde_json::json;
 
-use super::mcp::everything_path;
+use super::mcp::{everything_path, http};
 use super::mcp_serve::python_sdk;
 
 fn rt() -> tokio::runtime::Runtime {
@@ -50,17 +50,6 @@ impl Drop for Reap {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-}
-
-fn http(label: &str, url: &str) -> McpServer {
-    McpServer {
-        label: label.into(),
-        transport: McpTransport::Http {
-            url: url.into(),
-            bearer: None,
-        },
-        origin: "test".into(),
     }
 }
 

@@ -13,6 +13,7 @@ use std::time::SystemTime;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
+use sha2::Digest;
 
 use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::config::ExecSettings;
@@ -125,8 +126,8 @@ impl Tool for Execute {
         // files it changed) answer instead. Failures are recorded as
         // (permanent, message).
         let key = format!(
-            "execute:{}",
-            hex_digest(&format!("{}\n{}", language.as_str(), args.code))
+            "execute:{:x}",
+            sha2::Sha256::digest(format!("{}\n{}", language.as_str(), args.code).as_bytes())
         );
         let ran: Result<(ExecOutcome, Vec<(String, u64)>), (bool, String)> =
             cx.run
@@ -146,15 +147,6 @@ impl Tool for Execute {
             Err((false, message)) => ToolOutput::transient(message),
         }
     }
-}
-
-/// SHA-256 of a text, hex (what a recorded outside call is keyed by).
-fn hex_digest(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 fn answer(

@@ -461,6 +461,9 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
         out.summary.clone(),
         out.error_class,
     );
+    // A repeat of a permanently failed call answered locally (MCP and
+    // custom tools) says so.
+    let repeated = summary.starts_with(tools::mcp::REPEATED).then_some(true);
     run.emitter.emit(
         &cx.agent,
         if mcp {
@@ -468,7 +471,7 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
                 id,
                 tool,
                 ok,
-                repeated: summary.starts_with(tools::mcp::REPEATED).then_some(true),
+                repeated,
                 summary,
                 error_class,
             }
@@ -479,7 +482,7 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
                 ok,
                 summary,
                 error_class,
-                repeated: None,
+                repeated,
             }
         },
     );

@@ -73,7 +73,10 @@ fn toolbox(dir: &Path, marks: &Path) {
         dir,
         "binary.sh",
         no_args("binary", "Prints bytes that are not text."),
-        "printf '\\377\\376\\000\\001'",
+        &format!(
+            "echo ran >> {}/binary_ran\nprintf '\\377\\376\\000\\001'",
+            marks.display()
+        ),
     );
     tool(
         dir,
@@ -157,6 +160,8 @@ fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
                     ("kb__big", json!({})),
                 ],
                 1 => vec![
+                    // A permanent failure asked again: answered locally.
+                    ("binary", json!({})),
                     (
                         "read_source",
                         json!({"source": source_of("tool://big/").0, "offset": 1_000_000}),
@@ -351,6 +356,24 @@ fn a_run_calls_every_kind_of_custom_tool() {
     let (ok, summary, class) = summary_of(result(&events, "binary")[0]);
     assert!(!ok && class == Some(ErrorClass::Permanent), "{summary}");
     assert!(summary.contains("invalid output"), "{summary}");
+    // Asked again with the same arguments: answered locally, marked
+    // repeated, and the tool did not run a second time.
+    let again = result(&events, "binary");
+    assert_eq!(again.len(), 2, "{again:?}");
+    assert!(
+        matches!(
+            again[1],
+            EventBody::ToolResult {
+                ok: false,
+                repeated: Some(true),
+                ..
+            }
+        ),
+        "{:?}",
+        again[1]
+    );
+    let runs = std::fs::read_to_string(sb.dir.path().join("marks/binary_ran")).unwrap();
+    assert_eq!(runs.lines().count(), 1, "the tool ran again");
 
     // The 2 MB output and the 5 MB MCP result: offloaded, stubs seen,
     // read back by source number, files whole in the workspace.

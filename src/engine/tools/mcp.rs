@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
-use super::tool_source::{ResultOrigin, canonical, result_hash};
+use super::tool_source::{PermanentFailures, ResultOrigin, canonical, result_hash};
 use super::{AgentCx, Tool, ToolOutput};
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
@@ -36,9 +36,8 @@ pub struct McpLimits {
 pub const REPEATED: &str = "repeated: ";
 
 pub struct McpTool {
-    /// Permanently failed calls (canonical arguments → message), answered
-    /// locally when repeated.
-    failed: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// Permanently failed calls, answered locally when repeated.
+    failed: PermanentFailures,
     name: String,
     label: String,
     remote: String,
@@ -244,21 +243,8 @@ impl Tool for McpTool {
             );
         };
         let key = canonical(&args);
-        let known = self
-            .failed
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-            .cloned();
-        if let Some(message) = known {
-            let mut out = failure(
-                ErrorClass::Permanent,
-                format!(
-                    "this exact call already failed permanently in this run and was not sent again: {message}"
-                ),
-            );
-            out.summary = format!("{REPEATED}{}", out.summary);
-            return out;
+        if let Some(repeat) = self.failed.repeat(&key) {
+            return repeat;
         }
         // Answered from the run's records on resume: an MCP call is paid
         // for (and may act) once.
@@ -293,13 +279,9 @@ impl Tool for McpTool {
             Ok(result) => return self.answer(cx, &args, mcp::result_text(&result)).await,
             Err((class, message)) => (class, format!("MCP server {}: {message}", self.label)),
         };
-        if class == ErrorClass::Permanent {
-            self.failed
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(key, message.chars().take(500).collect());
-        }
-        failure(class, message)
+        let out = failure(class, message);
+        self.failed.note(key, &out);
+        out
     }
 }
 

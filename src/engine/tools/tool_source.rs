@@ -14,7 +14,7 @@ use super::{AgentCx, ToolOutput};
 use crate::document::{ContentType, DocMeta, RawDocument, SourceType};
 use crate::engine::offload;
 use crate::evidence::{self, injection};
-use crate::protocol::{RunMode, Verdict, WarningCode};
+use crate::protocol::{ErrorClass, RunMode, Verdict, WarningCode};
 
 /// Where a result came from.
 pub struct ResultOrigin {
@@ -25,6 +25,39 @@ pub struct ResultOrigin {
     pub publisher: String,
     /// The start of the offloaded file's name (`<stem>.<ext>`).
     pub file_stem: String,
+}
+
+/// The calls of one outside tool (MCP or custom) that failed permanently
+/// in this run, by canonical arguments: an identical repeat is answered
+/// locally, marked repeated, and never sent again.
+#[derive(Default)]
+pub struct PermanentFailures(std::sync::Mutex<std::collections::HashMap<String, String>>);
+
+impl PermanentFailures {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, String>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The local answer to a repeat of a call that failed permanently.
+    pub fn repeat(&self, key: &str) -> Option<ToolOutput> {
+        let message = self.lock().get(key).cloned()?;
+        let mut out = super::mcp::failure(
+            ErrorClass::Permanent,
+            format!(
+                "this exact call already failed permanently in this run and was not sent again: {message}"
+            ),
+        );
+        out.summary = format!("{}{}", super::mcp::REPEATED, out.summary);
+        Some(out)
+    }
+
+    /// Remembers the call when it failed permanently.
+    pub fn note(&self, key: String, out: &ToolOutput) {
+        if !out.ok && out.error_class == Some(ErrorClass::Permanent) {
+            self.lock()
+                .insert(key, out.summary.chars().take(500).collect());
+        }
+    }
 }
 
 /// Canonical JSON (sorted keys), for hashing arguments and showing them.

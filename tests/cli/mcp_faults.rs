@@ -275,9 +275,10 @@ fn dra_child(sb: &Sandbox, model: &str) -> std::process::Command {
 const ORLA: &str = "What does Orla Freight (Leeds, England) charge per pallet?";
 
 /// A run killed while its last model request (the report) is in flight,
-/// then resumed with `dra resume --last` and no `--mcp` flag: it connects
-/// to the same server (the flags are in its start record), and the MCP
-/// call it completed is answered from its records, not made again.
+/// then resumed with `dra resume --last` and no `--mcp` flag, after the
+/// server went away: the flags are in its start record, the tools it
+/// offers are those its first invocation listed, and the MCP call it
+/// completed is answered from its records, so nothing diverges.
 #[test]
 fn a_resumed_run_does_not_call_an_mcp_server_again() {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -329,6 +330,9 @@ fn a_resumed_run_does_not_call_an_mcp_server_again() {
     model.session.hang_at.store(0, Ordering::SeqCst);
     let lookups = server.lookups.load(Ordering::SeqCst);
     assert_eq!(lookups, RATE_LIMITED_CALLS + 1);
+    // The server is gone by the time the run is resumed: the run offers
+    // the tools its first invocation listed and replays the call it made.
+    server.gone.store(true, Ordering::SeqCst);
 
     let out = dra_child(&sb, &model.base)
         .args(["resume", "--last"])

@@ -743,6 +743,11 @@ fn load_thread(dir: &Path) -> Result<(Thread, RecordedInputs), SetupError> {
         if turns.len() >= thread::MAX_EARLIER_TURNS {
             break;
         }
+        // An older turn may have been pruned (`dra runs --prune`): the
+        // thread then starts at the oldest turn still there.
+        if latest.is_some() && !d.join("events.jsonl").is_file() {
+            break;
+        }
         // Read only: a follow-up never writes to the runs it follows.
         let read = |name: &str| {
             std::fs::read(d.join(name))

@@ -94,6 +94,15 @@ fn a_follow_up_keeps_the_subject_and_corpus_and_answers_the_new_question() {
         .assert()
         .success()
         .stderr(predicate::str::contains("turn 3 of the thread"));
+    // With the first turn pruned, the thread starts at the oldest one left.
+    std::fs::remove_dir_all(&first).unwrap();
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["ask", "--continue", "last", "Where is it based?"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("turn 3 of the thread"));
 }
 
 #[test]

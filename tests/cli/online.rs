@@ -328,7 +328,9 @@ pub(super) fn start_with(fault: Fault, script: Script) -> Server {
 
 pub(super) const ONLINE_KEY: &str = KEY;
 
-fn run_online(
+/// An online `dra --json ask` on the embedded corpus against `server`,
+/// with extra settings: its exit code, events and sandbox.
+pub(super) fn run_online(
     server: &Server,
     env: &[(&str, &str)],
 ) -> (Option<i32>, Vec<dra::protocol::Event>, Sandbox) {

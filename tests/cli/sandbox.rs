@@ -350,22 +350,7 @@ fn script_with_flood(
 fn printing_100_mb_reaches_the_model_cut() {
     use dra::protocol::EventBody;
     let server = super::online::start_with(super::online::Fault::None, script_with_flood);
-    let sb = super::common::Sandbox::new();
-    let out = sb
-        .dra()
-        .env("OPENAI_API_KEY", super::online::ONLINE_KEY)
-        .env("OPENAI_BASE_URL", &server.base)
-        .env("DRA_STREAMING", "false")
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .args(["--json", "ask", "--corpus"])
-        .arg(super::common::repo_path(
-            "src/corpus/embedded/padmapay.json",
-        ))
-        .arg(super::common::PADMAPAY_QUESTION)
-        .timeout(Duration::from_secs(90))
-        .assert();
-    let events = super::common::parse_events(&String::from_utf8_lossy(&out.get_output().stdout));
+    let (_, events, _) = super::online::run_online(&server, &[("DRA_STREAMING", "false")]);
     let summary = events
         .iter()
         .find_map(|e| match &e.body {
@@ -416,22 +401,7 @@ fn the_human_rows_show_each_code_run() {
 fn a_scripted_model_computes_with_execute_and_reads_the_result() {
     use dra::protocol::{EventBody, StatusReason};
     let server = super::online::start_with(super::online::Fault::None, script_with_execute);
-    let sb = super::common::Sandbox::new();
-    let out = sb
-        .dra()
-        .env("OPENAI_API_KEY", super::online::ONLINE_KEY)
-        .env("OPENAI_BASE_URL", &server.base)
-        .env("DRA_STREAMING", "false")
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .args(["--json", "ask", "--corpus"])
-        .arg(super::common::repo_path(
-            "src/corpus/embedded/padmapay.json",
-        ))
-        .arg(super::common::PADMAPAY_QUESTION)
-        .timeout(Duration::from_secs(90))
-        .assert();
-    let events = super::common::parse_events(&String::from_utf8_lossy(&out.get_output().stdout));
+    let (_, events, sb) = super::online::run_online(&server, &[("DRA_STREAMING", "false")]);
     let call = events
         .iter()
         .find_map(|e| match &e.body {

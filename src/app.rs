@@ -609,17 +609,7 @@ pub fn prepare_resume(
     };
     let events =
         checkpoint::recover_file(&dir.join("events.jsonl")).map_err(|e| fail("events.jsonl", e))?;
-    let header: RunHeader = events
-        .lines
-        .first()
-        .and_then(|l| serde_json::from_value(l.clone()).ok())
-        .filter(|h: &RunHeader| h.kind == "run_header")
-        .ok_or_else(|| {
-            SetupError::Usage(format!(
-                "{} is not a dra run directory (events.jsonl has no run header)",
-                dir.display()
-            ))
-        })?;
+    let header = run_header(&events.lines, dir)?;
     let state = RunState::of(&events.lines[1..]);
     match state.ended {
         Some((StatusState::Done, StatusReason::AwaitingClarification)) if answers.is_empty() => {
@@ -715,16 +705,35 @@ pub fn prepare_resume(
 /// to the same servers.
 pub fn recorded_mcp_flags(dir: &Path) -> Vec<String> {
     // Read only (no repair of a torn tail: resume does that, and says so).
-    std::fs::read(dir.join("records.jsonl"))
+    checkpoint::read_file(&dir.join("records.jsonl"))
         .ok()
-        .map(|bytes| checkpoint::recover_jsonl("records.jsonl", &bytes))
-        .and_then(|r| {
-            Replay::from_lines(&r.lines)
-                .start()
-                .and_then(|s| serde_json::from_value::<RecordedInputs>(s.inputs.clone()).ok())
-        })
+        .and_then(|r| recorded_inputs(&r.lines))
         .map(|i| i.mcp_flags)
         .unwrap_or_default()
+}
+
+/// The run header, the first line of events.jsonl.
+fn run_header(events: &[serde_json::Value], dir: &Path) -> Result<RunHeader, SetupError> {
+    events
+        .first()
+        .and_then(|l| serde_json::from_value(l.clone()).ok())
+        .filter(|h: &RunHeader| h.kind == "run_header")
+        .ok_or_else(|| {
+            SetupError::Usage(format!(
+                "{} is not a dra run directory (events.jsonl has no run header)",
+                dir.display()
+            ))
+        })
+}
+
+/// How a run was asked, from its start record (records.jsonl lines).
+fn recorded_inputs(records: &[serde_json::Value]) -> Option<RecordedInputs> {
+    records
+        .iter()
+        .find_map(|l| match serde_json::from_value(l.clone()) {
+            Ok(crate::store::Record::Start { inputs, .. }) => serde_json::from_value(inputs).ok(),
+            _ => None,
+        })
 }
 
 /// The thread a follow-up continues: its earlier turns (oldest first, at
@@ -749,22 +758,9 @@ fn load_thread(dir: &Path) -> Result<(Thread, RecordedInputs), SetupError> {
             break;
         }
         // Read only: a follow-up never writes to the runs it follows.
-        let read = |name: &str| {
-            std::fs::read(d.join(name))
-                .map(|bytes| checkpoint::recover_jsonl(name, &bytes))
-                .map_err(|e| fail(name, &e))
-        };
+        let read = |name: &str| checkpoint::read_file(&d.join(name)).map_err(|e| fail(name, &e));
         let events = read("events.jsonl")?;
-        let header: Option<RunHeader> = events
-            .lines
-            .first()
-            .and_then(|l| serde_json::from_value(l.clone()).ok());
-        let Some(header) = header.filter(|h| h.kind == "run_header") else {
-            return Err(SetupError::Usage(format!(
-                "{} is not a dra run directory (events.jsonl has no run header)",
-                d.display()
-            )));
-        };
+        let header = run_header(&events.lines, &d)?;
         if latest.is_none() {
             let state = RunState::of(&events.lines[1..]);
             match state.ended {
@@ -785,10 +781,7 @@ fn load_thread(dir: &Path) -> Result<(Thread, RecordedInputs), SetupError> {
         }
         let records = read("records.jsonl")?;
         cache.add_records(&records.lines);
-        let inputs: RecordedInputs = Replay::from_lines(&records.lines)
-            .start()
-            .and_then(|s| serde_json::from_value(s.inputs.clone()).ok())
-            .ok_or_else(|| {
+        let inputs = recorded_inputs(&records.lines).ok_or_else(|| {
                 SetupError::Failure(format!(
                     "run {} has no readable start record (made by an older dra?): it cannot be followed up; ask again",
                     header.run_id

@@ -26,6 +26,7 @@ use super::context::Emitter;
 use super::model::ChatResponse;
 use crate::document::RawDocument;
 use crate::ports::{Fetcher, SearchBackend, SearchHit, WebError};
+use crate::protocol::{Event, EventBody};
 use crate::store::Record;
 
 type SearchResult = Result<Vec<SearchHit>, WebError>;
@@ -171,11 +172,12 @@ impl Replay {
     pub fn with_source_numbers(mut self, events: &[Value]) -> Replay {
         self.source_numbers = events
             .iter()
-            .filter(|e| e["type"] == "source")
-            .filter_map(|e| {
-                let url = e["url"].as_str()?.to_string();
-                let n = usize::try_from(e["index"].as_u64()?).ok()?;
-                Some((url, n))
+            .filter_map(|e| match serde_json::from_value::<Event>(e.clone()) {
+                Ok(Event {
+                    body: EventBody::Source { url, index, .. },
+                    ..
+                }) => Some((url, index)),
+                _ => None,
             })
             .collect();
         self

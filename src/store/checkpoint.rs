@@ -61,9 +61,9 @@ pub fn recover_jsonl(name: &str, bytes: &[u8]) -> Recovered {
     out
 }
 
-/// Reads a JSONL file and cuts a torn or corrupt tail off it, so appends
-/// continue after the last good line. A missing file is empty.
-pub fn recover_file(path: &Path) -> std::io::Result<Recovered> {
+/// Reads a JSONL file without changing it: its good lines, and what was
+/// wrong with a torn or corrupt tail. A missing file is empty.
+pub fn read_file(path: &Path) -> std::io::Result<Recovered> {
     let mut bytes = Vec::new();
     match File::open(path) {
         Ok(mut f) => {
@@ -76,8 +76,15 @@ pub fn recover_file(path: &Path) -> std::io::Result<Recovered> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let rec = recover_jsonl(&name, &bytes);
-    if rec.good_len < bytes.len() as u64 {
+    Ok(recover_jsonl(&name, &bytes))
+}
+
+/// Reads a JSONL file and cuts a torn or corrupt tail off it, so appends
+/// continue after the last good line. A missing file is empty.
+pub fn recover_file(path: &Path) -> std::io::Result<Recovered> {
+    let rec = read_file(path)?;
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    if rec.good_len < len {
         let f = OpenOptions::new().write(true).open(path)?;
         f.set_len(rec.good_len)?;
         f.sync_all()?;

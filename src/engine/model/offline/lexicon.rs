@@ -400,43 +400,35 @@ const SPELLING_WORDS: &[(&str, &str)] = &[
 /// American for British ("licence" and "license", "authorisation" and
 /// "authorization"), when it has one we know.
 pub(super) fn other_spelling(word: &str) -> Option<String> {
-    for (gb, us) in SPELLING_WORDS {
-        if *gb == word {
-            return Some((*us).to_string());
-        }
-        if *us == word {
-            return Some((*gb).to_string());
-        }
-    }
-    for (gb, us, anywhere) in SPELLING_PARTS {
-        for (from, to) in [(gb, us), (us, gb)] {
-            if let Some(at) = word.find(from)
-                && (*anywhere || at + from.len() == word.len())
-            {
-                return Some(format!("{}{}{}", &word[..at], to, &word[at + from.len()..]));
-            }
-        }
-    }
-    None
+    respell(word, true).or_else(|| respell(word, false))
 }
 
 /// One spelling for a word or stem: the American one where we know a
 /// British form ("licenc" and "licens" are one term). A sentence that uses
 /// both spellings says the term once.
 pub(super) fn spelling_key(word: &str) -> String {
+    respell(word, true).unwrap_or_else(|| word.to_string())
+}
+
+/// The word in the other spelling one way: British to American
+/// (`to_american`) or back; `None` when it has no such form we know.
+fn respell(word: &str, to_american: bool) -> Option<String> {
+    let pick = |gb: &'static str, us: &'static str| if to_american { (gb, us) } else { (us, gb) };
     for (gb, us) in SPELLING_WORDS {
-        if *gb == word {
-            return (*us).to_string();
+        let (from, to) = pick(gb, us);
+        if from == word {
+            return Some(to.to_string());
         }
     }
     for (gb, us, anywhere) in SPELLING_PARTS {
-        if let Some(at) = word.find(gb)
-            && (*anywhere || at + gb.len() == word.len())
+        let (from, to) = pick(gb, us);
+        if let Some(at) = word.find(from)
+            && (*anywhere || at + from.len() == word.len())
         {
-            return format!("{}{}{}", &word[..at], us, &word[at + gb.len()..]);
+            return Some(format!("{}{}{}", &word[..at], to, &word[at + from.len()..]));
         }
     }
-    word.to_string()
+    None
 }
 
 pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {

@@ -128,7 +128,7 @@ impl Tool for WebSearch {
                 item
             })
             .collect();
-        let body = listing_json(&query, &listing);
+        let body = listing_json(&query, &listing, None);
         ToolOutput::ok(
             run.spotlight(&body),
             format!("{} results for {query:?}", results.len()),
@@ -137,11 +137,15 @@ impl Tool for WebSearch {
 }
 
 /// A search's results as the model reads them: compact JSON, one result per
-/// line (pretty-printing spent a third of the tokens on indentation).
-fn listing_json(query: &str, results: &[Value]) -> String {
+/// line (pretty-printing spent a third of the tokens on indentation); a
+/// digest says so first.
+fn listing_json(query: &str, results: &[Value], digest: Option<&str>) -> String {
     let lines: Vec<String> = results.iter().map(Value::to_string).collect();
+    let note = digest
+        .map(|d| format!("\"digest\": {}, ", Value::String(d.to_string())))
+        .unwrap_or_default();
     format!(
-        "{{\"query\": {},\n\"results\": [\n{}\n]}}",
+        "{{{note}\"query\": {},\n\"results\": [\n{}\n]}}",
         Value::String(query.to_string()),
         lines.join(",\n")
     )
@@ -170,11 +174,11 @@ pub fn digest(content: &str, marker: &str) -> Option<String> {
             item
         })
         .collect();
-    let mut body = listing_json(&query, &results);
-    // Marks the digest (and says why the snippets are gone).
-    body.insert_str(
-        1,
-        "\"digest\": \"an earlier search: snippets dropped, fetch a URL to read it\", ",
+    // Marked as a digest, saying why the snippets are gone.
+    let body = listing_json(
+        &query,
+        &results,
+        Some("an earlier search: snippets dropped, fetch a URL to read it"),
     );
     Some(crate::engine::spotlight::wrap(marker, &body))
 }
@@ -189,7 +193,8 @@ mod digest_tests {
             json!({"url": "https://a.example/x", "title": "X", "domain": "a.example", "published": null, "snippet": "long snippet text"}),
             json!({"url": "https://b.example/y", "title": "Y", "domain": "b.example", "published": "2026-01-01", "snippet": "s", "known_bad": "this domain hid instructions"}),
         ];
-        let full = crate::engine::spotlight::wrap("m1", &listing_json("acme \"ceo\"", &listing));
+        let full =
+            crate::engine::spotlight::wrap("m1", &listing_json("acme \"ceo\"", &listing, None));
         let parsed: Value = serde_json::from_str(crate::engine::spotlight::unwrap(&full)).unwrap();
         assert_eq!(parsed["results"].as_array().unwrap().len(), 2);
         let d = digest(&full, "m1").unwrap();

@@ -4,6 +4,7 @@
 //! - [`engine`]: the orchestrator, sub-researchers, tools, budgets, models.
 //! - [`evidence`]: cleaning pages, injection tripwire, identity gate, quotes.
 //! - [`question`]: what kind of question was asked (leaf).
+//! - [`answer`]: answers as values: answer types, candidate spans, the vote across sources (leaf).
 //! - [`report`]: hygiene, citation lint, composing report.md and sources.json.
 //! - [`store`]: the run directory and its writer.
 //! - [`sandbox`]: sandboxed code execution (bubblewrap, the llm-sandbox sidecar).
@@ -16,6 +17,7 @@
 //! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
 //! - [`cli`]: commands and renderers (the only code that touches the terminal).
 
+pub mod answer;
 pub mod app;
 pub mod cli;
 pub mod config;

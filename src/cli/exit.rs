@@ -21,6 +21,8 @@ pub enum Exit {
     NoVerifiedSource = 6,
     /// The question names nothing to research; rephrase it.
     QuestionUnclear = 7,
+    /// The sources read do not say what the question asks (report.md says so).
+    NotAnswered = 8,
     /// Interrupted (Ctrl-C, SIGINT).
     Interrupted = 130,
     /// Hung up (SIGHUP): as Ctrl-C, 128 + 1.
@@ -41,6 +43,7 @@ impl Exit {
                 Exit::Ok
             }
             (StatusState::Done, StatusReason::AwaitingClarification) => Exit::AwaitingClarification,
+            (StatusState::Done, StatusReason::NotAnswered) => Exit::NotAnswered,
             (StatusState::Done, _) => Exit::PartialReport,
             (_, StatusReason::Interrupted) => Exit::Interrupted,
             (_, StatusReason::BudgetExhausted) => Exit::BudgetExhausted,

@@ -29,6 +29,9 @@ pub struct CorpusIndex {
     /// Adjacent capitalised words written together ("Padma Pay" -> "padmapay"),
     /// so a query for one spelling of a name finds the other, as web search does.
     joined: Field,
+    /// Character pairs of Chinese and Japanese text, which has no spaces
+    /// between words (see [`crate::answer::cjk`]).
+    cjk: Field,
 }
 
 /// Adjacent capitalised words joined: the compound spellings of names.
@@ -45,6 +48,15 @@ fn joined_names(text: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// The content bigrams of a text's CJK runs, space-separated.
+fn bigram_text(text: &str) -> String {
+    crate::answer::cjk::bigrams(text)
+        .into_iter()
+        .filter(|b| !crate::answer::cjk::is_function_bigram(b))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn err(e: impl std::fmt::Display) -> CorpusError {
@@ -66,6 +78,12 @@ impl CorpusIndex {
         let title = schema.add_text_field("title", text.clone());
         let body = schema.add_text_field("body", text.clone());
         let joined = schema.add_text_field("joined", text);
+        let cjk_options = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer("default")
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        let cjk = schema.add_text_field("cjk", cjk_options);
         let index = Index::create_in_ram(schema.build());
         let mut writer = index
             .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
@@ -78,8 +96,9 @@ impl CorpusIndex {
             };
             let t = d.title.clone().or(page.title).unwrap_or_default();
             let compounds = joined_names(&format!("{t}\n{}", page.text));
+            let pairs = bigram_text(&format!("{t}\n{}", page.text));
             writer
-                .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t, body => page.text, joined => compounds))
+                .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t, body => page.text, joined => compounds, cjk => pairs))
                 .map_err(err)?;
         }
         writer.commit().map_err(err)?;
@@ -91,17 +110,27 @@ impl CorpusIndex {
             title,
             body,
             joined,
+            cjk,
         })
     }
 
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<Hit>, CorpusError> {
         let searcher = self.reader.searcher();
-        let mut parser =
-            QueryParser::for_index(&self.index, vec![self.title, self.body, self.joined]);
+        let mut parser = QueryParser::for_index(
+            &self.index,
+            vec![self.title, self.body, self.joined, self.cjk],
+        );
         parser.set_field_boost(self.title, 2.0);
         parser.set_field_boost(self.joined, 0.5);
         // User and model text is not query syntax: lenient parsing never fails.
-        let (q, _errors) = parser.parse_query_lenient(query);
+        // Chinese and Japanese queries are matched by character pairs.
+        let pairs = bigram_text(query);
+        let query = if pairs.is_empty() {
+            query.to_string()
+        } else {
+            format!("{query} {pairs}")
+        };
+        let (q, _errors) = parser.parse_query_lenient(&query);
         let top = searcher
             .search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())
             .map_err(err)?;

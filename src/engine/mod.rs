@@ -4,6 +4,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent_loop;
+pub mod answered;
 pub mod budget;
 pub mod context;
 pub mod entity;

@@ -93,7 +93,7 @@ Workflow:\n\
 3. Call {REVIEW_EVIDENCE}: the findings merged per field, with confidence, as-of dates, history, conflicts and rejected weak values.\n\
 4. Call {SUBMIT_REPORT} with the final Markdown report, written from the merged evidence. Cite every claim as [n] using only the source numbers given. Do not write a Sources list; it is added for you.\n\
 \n\
-Report sections: Answer (first a few sentences that answer the question itself, built from the strongest merged values, each clause cited [n]; then one line per aspect: `- **Aspect**: value [n] (confidence, as of date)`), the sections {REVIEW_EVIDENCE} asks for this kind of question, Findings (with confidence and as-of dates), History (facts that were true earlier), Conflicts (say which sources disagree), Gaps.\n\
+Report sections: Answer (first one plain sentence per aspect that states its answer, the value itself (a name, a date, an amount with its unit) as the findings' `answer` gives it, cited [n], saying when several independent sources agree; for an aspect the findings do not answer, say plainly \"The sources do not say ...\"; then one line per aspect: `- **Aspect**: value [n] (confidence, as of date)`), the sections {REVIEW_EVIDENCE} asks for this kind of question, Findings (with confidence and as-of dates), History (facts that were true earlier), Conflicts (say which sources disagree), Gaps.\n\
 Give each quote the as-of date {REVIEW_EVIDENCE} gives it, the same date everywhere in the report. Values of different sub-topics (a field's `key` with a `:scope`, such as pricing:international) are separate facts: never present one as the history or a conflict of another.\n\
 Prefer regulator and official sources for current facts; a copy of a press release is not a second confirmation; keep old values as history, not as current.\n"
     );
@@ -112,7 +112,8 @@ Use {WEB_SEARCH} to find candidate pages, {FETCH_URL} to read them ({READ_SOURCE
 Queries are short and specific: the subject plus the aspect's key terms (not the whole question). Search again with a second phrasing built from words the first results used.\n\
 Every finding needs a quote copied VERBATIM from the text of a page you fetched, and that page's url. Quotes that do not appear in the page are rejected.\n\
 Check identity: only use pages about the entity described, not look-alikes with similar names. Note each fact's date (as_of).\n\
-List what you could not establish in gaps.\n"
+List what you could not establish in gaps.\n\
+When your aspect asks for a value, give it as {SUBMIT_FINDINGS}'s `answer` (a few words: a name, a date, a number with its unit, as the quotes state it) and as the `value` of each finding that states it; when the pages you read do not answer your aspect, set `answered` to false.\n"
     );
     s.push_str(&extensions(domain, skills, "your aspect"));
     s.push_str(&format!("\n\

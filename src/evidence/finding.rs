@@ -35,4 +35,12 @@ pub struct Findings {
     pub summary: String,
     pub findings: Vec<Finding>,
     pub gaps: Vec<String>,
+    /// The direct answer to the sub-question (a name, a date, an amount),
+    /// when the researcher gave one; its findings carry it as their value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// `Some(false)`: the researcher says the sources read do not answer
+    /// the sub-question. `None`: it did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered: Option<bool>,
 }

@@ -10,6 +10,12 @@ pub fn split(text: &str) -> Vec<&str> {
         let bytes: Vec<(usize, char)> = line.char_indices().collect();
         let mut start = 0;
         for (i, &(pos, c)) in bytes.iter().enumerate() {
+            // Chinese and Japanese full stops end a sentence without a space.
+            if matches!(c, '。' | '！' | '？') {
+                push(&mut out, &line[start..pos + c.len_utf8()]);
+                start = pos + c.len_utf8();
+                continue;
+            }
             if !matches!(c, '.' | '!' | '?') {
                 continue;
             }

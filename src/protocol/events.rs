@@ -392,6 +392,9 @@ pub enum StatusReason {
     AwaitingClarification,
     DirectAnswer,
     ReportSalvaged,
+    /// The sources read are about the question but none states what it
+    /// asks: the report says so for each sub-question.
+    NotAnswered,
     // error
     BudgetExhausted,
     StalledAfterNudges,

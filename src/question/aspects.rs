@@ -376,7 +376,10 @@ fn by_clause(
                     out.push(e);
                 }
             }
-            if out.len() == 1 {
+            // A clause asking for one value (a date, a name, an amount)
+            // is answered by that value: no template aspects around it.
+            let asks_value = clauses.len() == 1 && crate::answer::expected(&clauses[0]).is_span();
+            if out.len() == 1 && !asks_value {
                 match (kind, topic) {
                     (QuestionKind::WhatChanged, Some(t)) => {
                         out.push(format!("When the changes to {t} took effect"));

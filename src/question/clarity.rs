@@ -90,6 +90,15 @@ pub fn unclear(question: &str, subject: Option<&str>) -> Option<Unclear> {
     if !ws.is_empty() && ws.iter().all(|w| GREETINGS.contains(&w.as_str())) {
         return Some(Unclear::Greeting);
     }
+    // Chinese and Japanese are written without spaces: a question of a
+    // few characters is a whole question, never a reason to ask.
+    let cjk_chars = question
+        .chars()
+        .filter(|c| crate::answer::cjk::is_cjk(*c))
+        .count();
+    if cjk_chars >= 4 {
+        return None;
+    }
     if ws.len() <= 1 {
         let word = question
             .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '\'')
@@ -189,17 +198,42 @@ pub fn fold_answers(question: &str, answers: &[String]) -> String {
         return q.to_string();
     }
     let answer = given.join("; ");
+    // An answer that stands in for the subject carries its place as anchors.
+    let subject = given
+        .iter()
+        .map(|a| as_anchored(a))
+        .collect::<Vec<_>>()
+        .join("; ");
     match unclear(q, None) {
         Some(Unclear::Greeting) => answer,
         Some(Unclear::OneWord(w)) if w.is_empty() => answer,
         Some(Unclear::OneWord(w)) => format!("{w}: {answer}"),
-        Some(Unclear::NoSubject(_)) | Some(Unclear::NoComparands) => {
-            match replace_pronoun(q, &answer) {
-                Some(s) => s,
-                None => format!("{q} {answer}"),
-            }
-        }
+        Some(Unclear::NoSubject(_)) => match replace_pronoun(q, &subject) {
+            Some(s) => s,
+            None => format!("{q} {subject}"),
+        },
+        Some(Unclear::NoComparands) => match replace_pronoun(q, &answer) {
+            Some(s) => s,
+            None => format!("{q} {answer}"),
+        },
         _ => format!("{q} ({answer})"),
+    }
+}
+
+/// An answer naming a subject and where it is ("PadmaPay, Kochi", "Halden
+/// Freight, Chennai, India") written the way a question gives a place,
+/// "PadmaPay (Kochi)", so the place becomes an anchor of the research.
+fn as_anchored(answer: &str) -> String {
+    let parts: Vec<&str> = answer.split(',').map(str::trim).collect();
+    let capitalised = |p: &str| {
+        !p.is_empty()
+            && p.split_whitespace()
+                .all(|w| w.chars().next().is_some_and(char::is_uppercase))
+    };
+    if parts.len() >= 2 && parts.len() <= 3 && parts.iter().all(|p| capitalised(p)) {
+        format!("{} ({})", parts[0], parts[1..].join(", "))
+    } else {
+        answer.to_string()
     }
 }
 
@@ -388,6 +422,16 @@ mod tests {
         assert_eq!(
             fold_answers("Who runs Acme?", &a("Acme Corp, Ohio")),
             "Who runs Acme? (Acme Corp, Ohio)"
+        );
+        // A subject and its place: the place is written as the question
+        // gives one, so it becomes an anchor.
+        assert_eq!(
+            fold_answers("Is it reliable?", &a("PadmaPay, Kochi")),
+            "Is PadmaPay (Kochi) reliable?"
+        );
+        assert_eq!(
+            fold_answers("Is it reliable?", &a("Halden Freight, Chennai, India")),
+            "Is Halden Freight (Chennai, India) reliable?"
         );
     }
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use chrono::NaiveDate;
 
+use super::answers::capitalize;
 use super::claim_check::facts;
 use super::evidence_view::FieldView;
 use super::{citations, hygiene};
@@ -42,14 +43,6 @@ pub struct FinalReport {
 
 fn quote_md(s: &str) -> String {
     s.replace('\n', " ").trim().to_string()
-}
-
-fn capitalize(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 /// Words that mark a sentence as describing a state that has since ended
@@ -145,6 +138,18 @@ struct Aspect<'a> {
     pick: Option<&'a Finding>,
 }
 
+impl<'a> Aspect<'a> {
+    fn shallow(&self) -> Aspect<'a> {
+        Aspect {
+            label: self.label.clone(),
+            unit: self.unit,
+            view: self.view,
+            scoped: self.scoped.clone(),
+            pick: self.pick,
+        }
+    }
+}
+
 /// An extractive report: the Answer (a lead of the strongest verified
 /// findings, each quoted and cited, fitted to the kind of question, then
 /// one line per aspect with its merged value, confidence and date), the
@@ -209,16 +214,31 @@ pub fn draft_on(
         question.trim()
     ));
     md.push_str("## Answer\n\n");
+    // Sub-questions asking for a value are answered first, by the value.
+    let direct_labels: Vec<String> = aspects.iter().map(|a| a.label.clone()).collect();
+    let direct_units: Vec<&Findings> = aspects.iter().map(|a| a.unit).collect();
+    let direct = super::answers::direct_answers(&direct_labels, &direct_units, aspects.len() == 1);
+    md.push_str(&direct.answers);
+    let rest: Vec<&Aspect> = aspects
+        .iter()
+        .filter(|a| !super::answers::is_direct(a.unit))
+        .collect();
     let answered = aspects
         .iter()
         .filter(|a| !a.unit.findings.is_empty())
         .count();
-    if answered == 0 && merged.is_empty() {
+    if answered == 0 && merged.is_empty() && direct.answers.is_empty() {
         md.push_str("No verifiable evidence was found in the sources read.\n\n");
-    } else {
+    } else if kind == QuestionKind::DueDiligence {
         md.push_str(&lead(kind, &aspects, &date_of));
+    } else if !rest.is_empty() {
+        let rest: Vec<Aspect> = rest.iter().map(|a| a.shallow()).collect();
+        md.push_str(&lead(kind, &rest, &date_of));
     }
-    for a in &aspects {
+    for a in aspects
+        .iter()
+        .filter(|a| !super::answers::is_direct(a.unit))
+    {
         if let Some(v) = a.view.filter(|_| a.pick.is_none()) {
             md.push_str(&format!(
                 "- **{}**: \"{}\" [{}] (confidence {:.2}",
@@ -262,6 +282,7 @@ pub fn draft_on(
         }
     }
     md.push('\n');
+    md.push_str(&direct.not_said);
     match kind {
         QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, today)),
         QuestionKind::Comparison => md.push_str(&comparison(&aspects, &date_of)),
@@ -843,6 +864,7 @@ mod tests {
             summary: String::new(),
             findings,
             gaps: vec![],
+            ..Default::default()
         }
     }
 

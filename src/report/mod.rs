@@ -1,6 +1,7 @@
 //! Reports: hygiene (scrub), citation lint and renumbering, and composing
 //! the final report.md and sources.json.
 
+pub mod answers;
 pub mod citations;
 pub mod claim_check;
 pub mod compose;

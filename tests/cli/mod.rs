@@ -1,3 +1,4 @@
+mod answers;
 mod ask;
 mod claims;
 mod clarify;

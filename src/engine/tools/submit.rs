@@ -51,6 +51,12 @@ struct FindingsArgs {
     findings: Vec<RawFinding>,
     #[serde(default)]
     gaps: Vec<String>,
+    /// The direct answer in a few words; "" when the pages do not answer.
+    #[serde(default)]
+    answer: Option<String>,
+    /// Whether the pages answer the sub-question at all.
+    #[serde(default)]
+    answered: Option<bool>,
 }
 
 #[async_trait]
@@ -87,7 +93,9 @@ impl Tool for SubmitFindings {
                             "additionalProperties": false
                         }
                     },
-                    "gaps": {"type": "array", "items": {"type": "string"}}
+                    "gaps": {"type": "array", "items": {"type": "string"}},
+                    "answer": {"type": "string", "description": "The direct answer to your sub-question in a few words (a name, a date, a number with its unit), as the quotes state it; \"\" when the pages you read do not answer it. Give each finding that states it the same value."},
+                    "answered": {"type": "boolean", "description": "false when the pages you read do not answer your sub-question (say what they lack in gaps); true when your findings answer it"}
                 },
                 "required": ["summary", "findings", "gaps"],
                 "additionalProperties": false
@@ -293,6 +301,15 @@ impl Tool for SubmitFindings {
             summary: args.summary.trim().to_string(),
             findings,
             gaps,
+            answer: args
+                .answer
+                .as_deref()
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(str::to_string),
+            answered: args
+                .answered
+                .or_else(|| args.answer.as_deref().map(|a| !a.trim().is_empty())),
         };
         run.emitter.emit(
             &cx.agent,

@@ -36,6 +36,9 @@ const PASSAGE_RADIUS: usize = 1;
 #[derive(Debug, Default)]
 pub struct PreparedSource {
     folded: String,
+    /// `folded` without Markdown's emphasis, code and escape marks, which
+    /// a report's quotation loses or gains (`[profile.*]`, `\[x\]`).
+    bare: String,
     words: HashSet<String>,
     acronyms: HashSet<String>,
     numbers: HashSet<String>,
@@ -63,6 +66,7 @@ impl PreparedSource {
             folded: facts::fold(input.text),
             ..Default::default()
         };
+        src.bare = facts::fold(&without_markup(input.text));
         let meta = facts::fold(&format!(
             "{} {}",
             input.title,
@@ -112,12 +116,20 @@ impl PreparedSource {
     }
 
     fn has_quote(&self, quote: &str) -> bool {
-        let q = facts::fold(quote);
         // An ellipsis marks an omission: each part must be there.
-        q.split("...")
-            .map(|p| p.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace()))
-            .filter(|p| !p.is_empty())
-            .all(|p| self.folded.contains(p))
+        let parts = |q: String| -> Vec<String> {
+            q.split("...")
+                .map(|p| p.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace()))
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        parts(facts::fold(quote))
+            .iter()
+            .all(|p| self.folded.contains(p.as_str()))
+            || parts(facts::fold(&without_markup(quote)))
+                .iter()
+                .all(|p| self.bare.contains(p.as_str()))
     }
 
     fn has_number(&self, n: &Number) -> bool {
@@ -267,6 +279,14 @@ pub fn check(markdown: &str, library: &Library) -> Check {
         .filter_map(|c| check_claim(&c, library))
         .collect();
     Check { claims }
+}
+
+/// Text without the marks Markdown adds or takes away around verbatim
+/// words: emphasis and code marks and backslash escapes.
+fn without_markup(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '*' | '`' | '\\'))
+        .collect()
 }
 
 /// Checks one claim; `None` when it states nothing checkable (`See [2].`).

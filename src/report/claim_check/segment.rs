@@ -29,7 +29,7 @@ static BOILERPLATE_HEADING: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that mark a parenthesis as report metadata, not a claim.
 static META_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     crate::re(
-        r"(?i)^\s*(?:regulator|official|news|press release|review|forum|blog|other)\s*(?:[,;]|$)|\b(?:confidence|as of|retrieved|published|updated|accessed|uncertain)\b",
+        r"(?i)^\s*(?:regulator|official|news|press release|review|forum|blog|other)\s*(?:[,;]|$)|\b(?:confidence|as of|retrieved|published|updated|accessed|uncertain|independent sources agree)\b",
     )
 });
 

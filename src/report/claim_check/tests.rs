@@ -255,3 +255,41 @@ proptest! {
         prop_assert_eq!(c.supported(), c.checked());
     }
 }
+
+/// Markdown escaping, emphasis and code marks around verbatim words do not
+/// change what a quotation matches: a verbatim sentence is never removed.
+#[test]
+fn markdown_marks_never_unverify_a_verbatim_quote() {
+    const MANUAL: &str = "By adding [profile.*] sections to Cargo.toml, you can override any of the default settings. The `opt-level` setting controls the number of optimizations.";
+    let mut lib = Library::new();
+    lib.add(
+        1,
+        &SourceInput {
+            text: MANUAL,
+            title: "Customizing Builds with Release Profiles",
+            url: "https://manual.example/profiles",
+            dates: vec![],
+            findings: vec![],
+        },
+    );
+    for md in [
+        "## Answer\n\n\"By adding [profile.*] sections to Cargo.toml, you can override any of the default settings.\" [1]\n",
+        "## Answer\n\n\"By adding \\[profile.\\*\\] sections to Cargo.toml, you can override any of the default settings.\" [1]\n",
+        "## Answer\n\n\"By adding `[profile.*]` sections to *Cargo.toml*, you can override any of the default settings.\" [1]\n",
+        "## Answer\n\n\"The `opt-level` setting controls the number of optimizations.\" [1]\n",
+        "## Answer\n\n\"The opt\\-level setting controls the number of optimizations.\" [1]\n",
+    ] {
+        let c = check(md, &lib);
+        assert!(
+            !c.claims.is_empty() && c.claims.iter().all(|c| c.supported),
+            "{md}: {:?}",
+            c.claims
+        );
+    }
+    // Still verbatim: a changed word is caught.
+    let c = check(
+        "## Answer\n\n\"By adding [profile.*] sections to Cargo.toml, you can remove any of the default settings.\" [1]\n",
+        &lib,
+    );
+    assert!(c.claims.iter().any(|c| !c.supported));
+}

@@ -6,11 +6,13 @@
 //! Nothing in it knows the embedded corpus.
 
 mod lexicon;
+mod pages;
 mod plan;
 mod research;
 mod score;
 mod skill;
 mod transcript;
+mod vote;
 
 use async_trait::async_trait;
 

@@ -232,7 +232,11 @@ fn orchestrator_turn_with(t: &Transcript, asking: Asking) -> LeadTurn {
     let n: usize = units.iter().map(|u| u.findings.len()).sum();
     // Nothing verified in any aspect: the subject matches nothing in the
     // sources. Ask which one was meant (once).
+    // (Researchers that read pages about the question and say they do not
+    // answer it are not asking about the subject: the report says so.)
+    let said_unanswered = units.iter().any(|u| u.answered == Some(false));
     if n == 0
+        && !said_unanswered
         && matches!(asking, Asking::Allowed(true))
         && t.called(REVIEW_EVIDENCE).next().is_none()
     {

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use super::lexicon::expansion_words;
+use super::pages::PageRead;
 use super::score::{Candidate, Target, extract};
 use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
@@ -13,17 +14,6 @@ use crate::engine::page_view;
 use crate::engine::subresearcher::aspect_of;
 use crate::engine::tools::names::{FETCH_URL, READ_SOURCE, SUBMIT_FINDINGS, WEB_SEARCH};
 use crate::question::{self, QuestionKind};
-
-#[derive(Default)]
-pub(super) struct PageRead {
-    pub number: usize,
-    pub title: String,
-    pub source_type: String,
-    pub as_of: Option<String>,
-    pub text: String,
-    pub next_offset: Option<usize>,
-    pub reads: usize,
-}
 
 pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {
     let aspect = aspect_of(t.user);
@@ -198,6 +188,33 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     }
 
     // 4. Submit, dropping what a bounce named.
+    let asked = Asked {
+        aspect: &aspect,
+        question,
+        subject: item.as_deref().unwrap_or(&entity),
+    };
+    submit(t, &asked, &order, &pages, findings)
+}
+
+/// What one sub-researcher was asked.
+struct Asked<'a> {
+    aspect: &'a str,
+    question: &'a str,
+    /// The subject its pages are about (the item, in a comparison).
+    subject: &'a str,
+}
+
+/// The closing turn: the findings (for a sub-question asking for a value,
+/// the sentences stating the value most sources give), less what a bounce
+/// named, with the answer.
+fn submit(
+    t: &Transcript,
+    asked: &Asked<'_>,
+    order: &[String],
+    pages: &BTreeMap<String, PageRead>,
+    findings: Vec<Candidate>,
+) -> (String, Vec<(&'static str, Value)>) {
+    let aspect = asked.aspect;
     let bounced: BTreeSet<usize> = t
         .called(SUBMIT_FINDINGS)
         .last()
@@ -209,6 +226,22 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
                 .collect()
         })
         .unwrap_or_default();
+    // A sub-question asking for a value: the value most sources state,
+    // its sentences first.
+    let picked = super::vote::pick(aspect, asked.question, asked.subject, order, pages);
+    let mut findings = findings;
+    let mut value: Option<&str> = None;
+    // Its evidence is the sentences that state the answer: other sentences
+    // about the aspect are other facts, not rival answers.
+    if let Some(p) = picked.as_ref().filter(|p| p.answered) {
+        value = p.value.as_deref();
+        findings = p.supports.clone();
+    }
+    let states_value = |f: &Candidate| {
+        picked
+            .as_ref()
+            .is_some_and(|p| p.supports.iter().any(|s| s.sentence == f.sentence))
+    };
     let kept: Vec<&Candidate> = findings
         .iter()
         .enumerate()
@@ -225,13 +258,17 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     let list: Vec<Value> = kept
         .iter()
         .map(|f| {
-            json!({
+            let mut finding = json!({
                 "claim": f.sentence,
                 "quote": f.sentence,
                 "url": f.url,
                 "field": aspect,
                 "as_of": f.as_of,
-            })
+            });
+            if let Some(v) = value.filter(|_| states_value(f)) {
+                finding["value"] = json!(v);
+            }
+            finding
         })
         .collect();
     let summary = if kept.is_empty() {
@@ -243,11 +280,12 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
             order.len()
         )
     };
-    (
-        summary.clone(),
-        vec![(
-            SUBMIT_FINDINGS,
-            json!({"summary": summary, "findings": list, "gaps": gaps}),
-        )],
-    )
+    let mut args = json!({"summary": summary, "findings": list, "gaps": gaps});
+    if let Some(p) = &picked {
+        args["answered"] = json!(p.answered);
+        if p.value.is_some() || !p.answered {
+            args["answer"] = json!(p.value.clone().unwrap_or_default());
+        }
+    }
+    (summary.clone(), vec![(SUBMIT_FINDINGS, args)])
 }

@@ -6,10 +6,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::lexicon::{
     ValueKind, has_value, names_only_prereleases, spelling_key, stemmer, terms_for, words,
 };
-use super::research::PageRead;
+use super::pages::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
 use crate::evidence::{quotes, sentences};
 
+#[derive(Clone)]
 pub(super) struct Candidate {
     pub sentence: String,
     pub url: String,

@@ -1,0 +1,576 @@
+//! What kind of value answers a question: read from its question word and
+//! the class noun it asks about ("which *country*", "what was the
+//! *revenue*"), the classic answer-type taxonomy of question answering.
+
+use serde::{Deserialize, Serialize};
+
+use super::cjk;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerType {
+    /// A person or an organisation ("who ...").
+    Person,
+    /// A company, team, band or other named organisation.
+    Organisation,
+    /// A country, city, venue or other place.
+    Place,
+    /// A calendar date (day, month or both, with or without a year).
+    Date,
+    /// A year.
+    Year,
+    /// An amount of money.
+    Money,
+    /// A percentage.
+    Percent,
+    /// A number with or without a unit ("how many", "how long").
+    Quantity,
+    /// A version or release number.
+    Version,
+    /// Some proper name (a film, a product, a title...).
+    Name,
+    /// Yes or no.
+    YesNo,
+    /// A definition or an explanation: a sentence, not a span.
+    Explanation,
+}
+
+impl AnswerType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerType::Person => "person",
+            AnswerType::Organisation => "organisation",
+            AnswerType::Place => "place",
+            AnswerType::Date => "date",
+            AnswerType::Year => "year",
+            AnswerType::Money => "money",
+            AnswerType::Percent => "percent",
+            AnswerType::Quantity => "quantity",
+            AnswerType::Version => "version",
+            AnswerType::Name => "name",
+            AnswerType::YesNo => "yes_no",
+            AnswerType::Explanation => "explanation",
+        }
+    }
+
+    /// Whether the answer is a span of a sentence (a value that can be
+    /// voted on), not the sentence itself.
+    pub fn is_span(self) -> bool {
+        !matches!(self, AnswerType::YesNo | AnswerType::Explanation)
+    }
+
+    /// Whether the answer is a proper name.
+    pub fn is_name(self) -> bool {
+        matches!(
+            self,
+            AnswerType::Person | AnswerType::Organisation | AnswerType::Place | AnswerType::Name
+        )
+    }
+}
+
+/// Class nouns and the answer type they ask for ("which country" asks for
+/// a place). Singular forms; a trailing "s" is dropped before lookup.
+const CLASS_NOUNS: &[(&[&str], AnswerType)] = &[
+    (
+        &[
+            "country",
+            "nation",
+            "city",
+            "town",
+            "state",
+            "province",
+            "region",
+            "continent",
+            "capital",
+            "location",
+            "place",
+            "venue",
+            "stadium",
+            "arena",
+            "where",
+            "headquarter",
+            "address",
+            "island",
+        ],
+        AnswerType::Place,
+    ),
+    (&["year"], AnswerType::Year),
+    (
+        &["date", "day", "month", "time", "deadline", "when"],
+        AnswerType::Date,
+    ),
+    (
+        &[
+            "revenue",
+            "price",
+            "cost",
+            "value",
+            "worth",
+            "salary",
+            "income",
+            "profit",
+            "loss",
+            "budget",
+            "funding",
+            "valuation",
+            "fee",
+            "sale",
+            "earning",
+            "amount",
+            "gross",
+            "fine",
+            "prize",
+            "wage",
+            "spending",
+            "debt",
+            "capitalization",
+            "capitalisation",
+        ],
+        AnswerType::Money,
+    ),
+    (
+        &["percentage", "percent", "share", "rate", "growth", "margin"],
+        AnswerType::Percent,
+    ),
+    (
+        &[
+            "number",
+            "count",
+            "population",
+            "total",
+            "size",
+            "length",
+            "height",
+            "weight",
+            "distance",
+            "speed",
+            "duration",
+            "age",
+            "score",
+            "attendance",
+            "capacity",
+        ],
+        AnswerType::Quantity,
+    ),
+    (&["version", "release"], AnswerType::Version),
+    (
+        &[
+            "company",
+            "team",
+            "firm",
+            "brand",
+            "organization",
+            "organisation",
+            "club",
+            "band",
+            "group",
+            "university",
+            "school",
+            "college",
+            "network",
+            "studio",
+            "publisher",
+            "manufacturer",
+            "airline",
+            "party",
+            "agency",
+            "bank",
+            "carrier",
+            "startup",
+            "label",
+            "league",
+        ],
+        AnswerType::Organisation,
+    ),
+    (
+        &[
+            "person",
+            "player",
+            "winner",
+            "champion",
+            "ceo",
+            "president",
+            "founder",
+            "director",
+            "author",
+            "actor",
+            "actress",
+            "singer",
+            "artist",
+            "leader",
+            "chairman",
+            "chair",
+            "coach",
+            "manager",
+            "minister",
+            "captain",
+            "host",
+            "writer",
+            "inventor",
+            "owner",
+            "candidate",
+            "driver",
+            "mvp",
+            "recipient",
+            "star",
+            "successor",
+            "head",
+        ],
+        AnswerType::Person,
+    ),
+    (
+        &[
+            "name",
+            "title",
+            "film",
+            "movie",
+            "song",
+            "book",
+            "album",
+            "game",
+            "show",
+            "series",
+            "novel",
+            "product",
+            "model",
+            "phone",
+            "car",
+            "award",
+            "brand",
+            "character",
+            "language",
+            "platform",
+            "app",
+            "software",
+            "device",
+            "chip",
+            "event",
+            "sport",
+            "console",
+        ],
+        AnswerType::Name,
+    ),
+];
+
+fn class_of(word: &str) -> Option<AnswerType> {
+    let singular = word
+        .strip_suffix("ies")
+        .map(|s| format!("{s}y"))
+        .or_else(|| {
+            word.strip_suffix('s')
+                .filter(|s| s.len() > 2 && !s.ends_with('s'))
+                .map(str::to_string)
+        });
+    CLASS_NOUNS
+        .iter()
+        .find(|(nouns, _)| {
+            nouns.contains(&word) || singular.as_deref().is_some_and(|s| nouns.contains(&s))
+        })
+        .map(|(_, t)| *t)
+}
+
+/// Words skipped between a question word and its class noun ("what was
+/// *the* revenue", "which *of the* teams").
+fn is_filler(w: &str) -> bool {
+    matches!(
+        w,
+        "is" | "was"
+            | "are"
+            | "were"
+            | "the"
+            | "a"
+            | "an"
+            | "of"
+            | "be"
+            | "been"
+            | "kind"
+            | "type"
+            | "exact"
+            | "official"
+            | "first"
+            | "last"
+            | "new"
+            | "current"
+            | "total"
+            | "main"
+            | "its"
+            | "their"
+            | "his"
+            | "her"
+    )
+}
+
+fn words(q: &str) -> Vec<String> {
+    q.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches("'s").to_lowercase())
+        .collect()
+}
+
+/// Whether a text is phrased as a question ("Who leads Acme", "When was
+/// it released"), not a topic ("rates", "licence status"): a topic has no
+/// expected value, whatever its nouns.
+pub fn is_phrased_as_question(text: &str) -> bool {
+    cjk::has_cjk(text)
+        || words(text).iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "who" | "whom" | "whose" | "when" | "where" | "which" | "what" | "how" | "why"
+            )
+        })
+}
+
+/// What kind of value answers `question` (a question or a sub-question).
+pub fn expected(question: &str) -> AnswerType {
+    if cjk::has_cjk(question) {
+        return expected_cjk(question);
+    }
+    let w = words(question);
+    let at = |i: usize| w.get(i).map(String::as_str).unwrap_or("");
+    // The question word: the first one of the question, or later ("In
+    // which year ...", "Tell me who ...").
+    let wh = w.iter().position(|t| {
+        matches!(
+            t.as_str(),
+            "who" | "whom" | "whose" | "when" | "where" | "which" | "what" | "how" | "why"
+        )
+    });
+    let Some(i) = wh else {
+        // No question word: "Super Bowl 2021 location", "Is X licensed?".
+        if matches!(
+            at(0),
+            "is" | "are"
+                | "was"
+                | "were"
+                | "does"
+                | "do"
+                | "did"
+                | "can"
+                | "could"
+                | "has"
+                | "have"
+                | "will"
+                | "should"
+        ) {
+            return AnswerType::YesNo;
+        }
+        return w
+            .iter()
+            .rev()
+            .find_map(|t| class_of(t))
+            .unwrap_or(AnswerType::Explanation);
+    };
+    match at(i) {
+        "who" | "whom" => AnswerType::Person,
+        "whose" => AnswerType::Name,
+        "when" => AnswerType::Date,
+        "where" => AnswerType::Place,
+        "why" => AnswerType::Explanation,
+        "how" => match at(i + 1) {
+            "many" => AnswerType::Quantity,
+            "much" => {
+                let rest = &w[i + 2..];
+                if rest.iter().any(|t| {
+                    matches!(
+                        t.as_str(),
+                        "cost"
+                            | "costs"
+                            | "pay"
+                            | "paid"
+                            | "worth"
+                            | "spend"
+                            | "spent"
+                            | "charge"
+                            | "price"
+                            | "raise"
+                            | "raised"
+                            | "earn"
+                            | "earned"
+                            | "money"
+                            | "sell"
+                            | "sold"
+                            | "invest"
+                            | "invested"
+                            | "fund"
+                            | "funding"
+                    )
+                }) {
+                    AnswerType::Money
+                } else {
+                    AnswerType::Quantity
+                }
+            }
+            "long" | "old" | "big" | "large" | "tall" | "far" | "fast" | "high" | "heavy"
+            | "often" | "deep" | "wide" => AnswerType::Quantity,
+            _ => AnswerType::Explanation,
+        },
+        // which / what: the class noun after it decides.
+        _ => {
+            let mut j = i + 1;
+            while j < w.len() && is_filler(at(j)) {
+                j += 1;
+            }
+            // "what is X" with no class noun: a definition; look a few
+            // words on for "what was Tesla's revenue".
+            // The first class noun, or the next word when it is a class
+            // noun too: "the company's revenue", "the release date".
+            // "What did X say": after an auxiliary comes the subject, not
+            // the class of the answer.
+            let mut head = None;
+            for k in j..(j + 4).min(w.len()) {
+                if matches!(
+                    at(k),
+                    "did"
+                        | "does"
+                        | "do"
+                        | "has"
+                        | "have"
+                        | "had"
+                        | "will"
+                        | "can"
+                        | "could"
+                        | "would"
+                        | "should"
+                        | "might"
+                        | "must"
+                        | "may"
+                        | "shall"
+                ) || at(k).ends_with("ed") && class_of(at(k)).is_none()
+                {
+                    // "What changed in version 3": a verb, not a class.
+                    break;
+                }
+                if let Some(t) = class_of(at(k)) {
+                    let noun = if class_of(at(k + 1)).is_some() {
+                        at(k + 1)
+                    } else {
+                        at(k)
+                    };
+                    let t = class_of(noun).unwrap_or(t);
+                    // "Which cities have adopted it": a list, answered in
+                    // sentences, unless the plural is of amounts.
+                    let plural = class_of(noun).is_some()
+                        && !CLASS_NOUNS.iter().any(|(n, _)| n.contains(&noun));
+                    head = Some(if plural && t.is_name() {
+                        AnswerType::Explanation
+                    } else {
+                        t
+                    });
+                    break;
+                }
+            }
+            if let Some(t) = head {
+                return t;
+            }
+            if at(i) == "which" {
+                AnswerType::Name
+            } else {
+                AnswerType::Explanation
+            }
+        }
+    }
+}
+
+/// The answer type of a Chinese or Japanese question, from its question
+/// words and class nouns.
+fn expected_cjk(q: &str) -> AnswerType {
+    let has = |words: &[&str]| words.iter().any(|w| q.contains(w));
+    if has(&["哪一年", "哪年", "年份", "何年", "几年"]) {
+        AnswerType::Year
+    } else if has(&[
+        "时间",
+        "日期",
+        "何时",
+        "什么时候",
+        "哪天",
+        "哪一天",
+        "几月",
+        "几号",
+        "いつ",
+    ]) {
+        AnswerType::Date
+    } else if has(&["百分", "比例", "增长率", "增幅", "涨幅", "降幅", "占比"]) {
+        AnswerType::Percent
+    } else if has(&[
+        "多少钱",
+        "价格",
+        "金额",
+        "收入",
+        "营收",
+        "利润",
+        "票房",
+        "市值",
+        "估值",
+        "售价",
+        "费用",
+        "成本",
+    ]) {
+        AnswerType::Money
+    } else if has(&["多少", "几个", "几名", "几位", "数量", "人数"]) {
+        AnswerType::Quantity
+    } else if has(&[
+        "哪个国家",
+        "哪国",
+        "哪里",
+        "哪儿",
+        "在哪",
+        "什么地方",
+        "地点",
+        "城市",
+        "どこ",
+    ]) {
+        AnswerType::Place
+    } else if has(&["哪家公司", "哪个公司", "哪家", "哪个队", "哪支"]) {
+        AnswerType::Organisation
+    } else if has(&["谁", "哪位", "什么人", "冠军", "获得者", "得主", "誰"]) {
+        AnswerType::Person
+    } else if has(&["哪", "什么", "名字", "名称"]) {
+        AnswerType::Name
+    } else {
+        AnswerType::Explanation
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AnswerType::*;
+    use super::*;
+
+    #[test]
+    fn question_words_and_class_nouns_give_the_type() {
+        for (q, t) in [
+            ("Who leads Acme Widgets?", Person),
+            ("Who acquired the startup?", Person),
+            ("When was the charge brought into force?", Date),
+            ("In which year did the bridge open?", Year),
+            ("What was the company's revenue in Q1?", Money),
+            ("How much did the deal cost?", Money),
+            ("How many employees does it have?", Quantity),
+            ("Which country hosted the games?", Place),
+            ("Where is the festival held?", Place),
+            ("Which team won the final?", Organisation),
+            ("What is the name of the new model?", Name),
+            ("Which film won best picture?", Name),
+            ("What is a congestion charge?", Explanation),
+            ("How does the scorer work?", Explanation),
+            ("Is the licence valid?", YesNo),
+            ("Final venue location", Place),
+            ("What percentage of votes did she get?", Percent),
+            ("Which version added the flag?", Version),
+            ("What changed in version 3 of the standard?", Explanation),
+            ("What must publishers change?", Explanation),
+            ("Which cities have adopted it?", Explanation),
+            ("Which city hosted it?", Place),
+        ] {
+            assert_eq!(expected(q), t, "{q}");
+        }
+    }
+
+    #[test]
+    fn chinese_questions_have_types_too() {
+        assert_eq!(expected("会议召开的时间是什么？"), Date);
+        assert_eq!(expected("谁获得了冠军？"), Person);
+        assert_eq!(expected("公司第一季度的营收是多少？"), Money);
+        assert_eq!(expected("这座桥在哪里？"), Place);
+    }
+}

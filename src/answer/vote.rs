@@ -1,0 +1,746 @@
+//! The vote: which value the sources give for a question.
+//!
+//! Every sentence read is weighed by how much of the question it covers:
+//! the question's terms, each weighted by how rare it is among the
+//! sentences read (a term every passage shares, the topic, says little; the
+//! terms that single out the asked fact say much), found in the sentence
+//! (in full) or beside it, in its neighbours or the page title (in half).
+//! Spans of the expected type in a sentence are candidates, weighted by
+//! that coverage (squared: a sentence about the question counts far more
+//! than one that shares a word) and by their shape. A value counts once
+//! per independent source, at its best; the values of one source that
+//! agree meet, and the answer is the value with the most support. When the
+//! best sentence for it covers too little of the question, the sources do
+//! not say.
+
+use std::collections::{BTreeSet, HashMap};
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::spans::{Key, Span, SpanContext, spans};
+use super::{AnswerType, cjk};
+
+/// A share of the question's weighted terms that a sentence must cover,
+/// with its neighbours, for its value to answer the question.
+pub const MIN_COVERAGE: f64 = 0.5;
+
+/// One source's text, split into sentences by the caller.
+#[derive(Debug, Clone)]
+pub struct Passage<'a> {
+    /// The independent source it belongs to: copies of one text share it.
+    pub origin: usize,
+    pub title: &'a str,
+    pub sentences: Vec<&'a str>,
+}
+
+/// One sentence supporting a value.
+#[derive(Debug, Clone)]
+pub struct Support {
+    pub origin: usize,
+    /// Index of the passage and of the sentence in it.
+    pub passage: usize,
+    pub sentence: usize,
+    pub coverage: f64,
+    pub weight: f64,
+    pub span: Span,
+}
+
+/// A value and what supports it.
+#[derive(Debug, Clone)]
+pub struct Ballot {
+    /// The value as the best-supported fullest spelling writes it.
+    pub value: String,
+    pub key: Key,
+    pub score: f64,
+    /// Supports, best first, at most one per origin.
+    pub supports: Vec<Support>,
+}
+
+impl Ballot {
+    /// How many independent sources state this value.
+    pub fn sources(&self) -> usize {
+        self.supports
+            .iter()
+            .map(|s| s.origin)
+            .collect::<BTreeSet<_>>()
+            .len()
+    }
+
+    /// The best coverage among the supporting sentences.
+    pub fn coverage(&self) -> f64 {
+        self.supports.iter().map(|s| s.coverage).fold(0.0, f64::max)
+    }
+}
+
+/// The answer the sources give.
+#[derive(Debug, Clone)]
+pub struct Voted {
+    pub answer_type: AnswerType,
+    /// The values, best first.
+    pub ballots: Vec<Ballot>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// A value of the expected type, stated in sentences about the question.
+    Answered(Voted),
+    /// Sentences about the question (passage, sentence, coverage), best
+    /// first, for an answer that is a sentence (explanations, yes/no).
+    Sentences(Vec<(usize, usize, f64)>),
+    /// Nothing read covers the question: the sources do not say. The best
+    /// coverage seen is kept for the record.
+    NotStated { best_coverage: f64 },
+}
+
+/// The question's terms, weighted by rarity among the sentences read. The
+/// words of a name in the question ("Assassin's Creed Valhalla") are one
+/// term, present when any of them is: sources call a thing by part of its
+/// name ("Valhalla").
+pub struct Terms {
+    weights: HashMap<String, f64>,
+    /// The names of the question, as the terms of their words.
+    groups: Vec<Vec<String>>,
+    total: f64,
+}
+
+/// The names of a question: runs of capitalised words after its first
+/// word, joined by "of" and "the" ("Breath of the Wild").
+fn question_names(question: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    for (i, raw) in tokens.iter().enumerate() {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let cap = i > 0 && w.chars().next().is_some_and(char::is_uppercase);
+        let joiner = !run.is_empty() && matches!(w, "of" | "the" | "de" | "and");
+        if cap || joiner {
+            run.push(w);
+        }
+        let ends = !(cap || joiner) || raw.ends_with([',', ':', ';', '?', '.']);
+        if ends && !run.is_empty() {
+            while run
+                .last()
+                .is_some_and(|l| matches!(*l, "of" | "the" | "de" | "and"))
+            {
+                run.pop();
+            }
+            if !run.is_empty() {
+                out.push(run.join(" "));
+            }
+            run.clear();
+        }
+    }
+    if !run.is_empty() {
+        out.push(run.join(" "));
+    }
+    out
+}
+
+fn stemmer() -> Stemmer {
+    Stemmer::create(Algorithm::English)
+}
+
+/// Words too common to say what a question asks.
+fn is_stop(w: &str) -> bool {
+    const STOP: &[&str] = &[
+        "the", "a", "an", "and", "or", "of", "in", "on", "at", "to", "for", "by", "with", "from",
+        "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "has", "have",
+        "had", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "that",
+        "this", "these", "those", "it", "its", "as", "about", "into", "than", "then", "there",
+        "their", "his", "her", "they", "he", "she", "we", "you", "i", "me", "my", "our", "your",
+        "can", "could", "will", "would", "should", "may", "might", "must", "s", "much", "many",
+        "tell", "please", "name", "list", "give",
+    ];
+    STOP.contains(&w)
+}
+
+/// Irregular English forms and agent nouns, read as their verb: "led"
+/// answers "who leads", "the winner" answers "who won".
+fn base_form(w: &str) -> &str {
+    const FORMS: &[(&str, &str)] = &[
+        ("led", "lead"),
+        ("leader", "lead"),
+        ("won", "win"),
+        ("winner", "win"),
+        ("winners", "win"),
+        ("held", "hold"),
+        ("made", "make"),
+        ("maker", "make"),
+        ("took", "take"),
+        ("taken", "take"),
+        ("gave", "give"),
+        ("given", "give"),
+        ("sold", "sell"),
+        ("seller", "sell"),
+        ("bought", "buy"),
+        ("buyer", "buy"),
+        ("paid", "pay"),
+        ("ran", "run"),
+        ("began", "begin"),
+        ("begun", "begin"),
+        ("became", "become"),
+        ("went", "go"),
+        ("gone", "go"),
+        ("came", "come"),
+        ("wrote", "write"),
+        ("written", "write"),
+        ("writer", "write"),
+        ("found", "find"),
+        ("founder", "found"),
+        ("built", "build"),
+        ("left", "leave"),
+        ("met", "meet"),
+        ("chose", "choose"),
+        ("chosen", "choose"),
+        ("spent", "spend"),
+        ("rose", "rise"),
+        ("risen", "rise"),
+        ("fell", "fall"),
+        ("fallen", "fall"),
+        ("grew", "grow"),
+        ("grown", "grow"),
+        ("brought", "bring"),
+        ("told", "tell"),
+        ("said", "say"),
+        ("lost", "lose"),
+        ("loser", "lose"),
+        ("struck", "strike"),
+        ("drew", "draw"),
+        ("drove", "drive"),
+        ("driver", "drive"),
+        ("flew", "fly"),
+        ("threw", "throw"),
+        ("stood", "stand"),
+        ("sent", "send"),
+        ("kept", "keep"),
+        ("owner", "own"),
+        ("beaten", "beat"),
+        ("sang", "sing"),
+        ("sung", "sing"),
+        ("singer", "sing"),
+        ("directed", "direct"),
+        ("director", "direct"),
+        ("hosted", "host"),
+        ("acquisition", "acquir"),
+        ("purchase", "buy"),
+        ("purchased", "buy"),
+    ];
+    FORMS.iter().find(|(f, _)| *f == w).map_or(w, |(_, b)| b)
+}
+
+/// The content terms of a text: stemmed words (not stop words) and, for
+/// CJK text, character bigrams that carry content.
+pub fn terms_of(text: &str) -> BTreeSet<String> {
+    let st = stemmer();
+    // Latin words and numbers inside CJK text ("2021年", "GDP增长") count
+    // as words of their own.
+    let mut out: BTreeSet<String> = text
+        .split(|c: char| !c.is_alphanumeric() || cjk::is_cjk(c))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .filter(|w| !is_stop(w))
+        .map(|w| st.stem(base_form(&w)).into_owned())
+        .collect();
+    out.extend(
+        cjk::bigrams(text)
+            .into_iter()
+            .filter(|b| !cjk::is_function_bigram(b)),
+    );
+    out
+}
+
+impl Terms {
+    /// Weights for the terms of `question` over the sentences of `passages`.
+    pub fn new(question: &str, passages: &[Passage<'_>]) -> Self {
+        let q = terms_of(question);
+        let mut df: HashMap<&str, usize> = q.iter().map(|t| (t.as_str(), 0)).collect();
+        let mut n = 0usize;
+        for p in passages {
+            for s in &p.sentences {
+                n += 1;
+                let st = terms_of(s);
+                for t in &q {
+                    if st.contains(t) {
+                        *df.entry(t.as_str()).or_default() += 1;
+                    }
+                }
+            }
+        }
+        // A character pair no sentence has spans two words of the question
+        // ("港和" in "香港和澳门"): an artefact of segmenting, not a term.
+        let weights: HashMap<String, f64> = q
+            .iter()
+            .filter(|t| !(t.chars().any(cjk::is_cjk) && df.get(t.as_str()) == Some(&0)))
+            .map(|t| {
+                let d = df.get(t.as_str()).copied().unwrap_or(0) as f64;
+                (t.clone(), (1.0 + (n as f64 + 1.0) / (d + 1.0)).ln())
+            })
+            .collect();
+        let groups: Vec<Vec<String>> = question_names(question)
+            .iter()
+            .map(|n| {
+                terms_of(n)
+                    .into_iter()
+                    .filter(|t| weights.contains_key(t))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|g| g.len() > 1)
+            .collect();
+        let mut t = Self {
+            weights,
+            groups,
+            total: 0.0,
+        };
+        t.total = t.credit(&|_| 1.0);
+        t
+    }
+
+    /// The weight earned, each term credited by `found` (1 in the sentence,
+    /// 0.5 beside it, 0 absent); a name earns its heaviest word's weight
+    /// at its best-found word.
+    fn credit(&self, found: &dyn Fn(&str) -> f64) -> f64 {
+        let grouped: BTreeSet<&str> = self.groups.iter().flatten().map(String::as_str).collect();
+        let singles: f64 = self
+            .weights
+            .iter()
+            .filter(|(t, _)| !grouped.contains(t.as_str()))
+            .map(|(t, w)| w * found(t))
+            .sum();
+        let names: f64 = self
+            .groups
+            .iter()
+            .map(|g| {
+                let w = g.iter().map(|t| self.weights[t]).fold(0.0, f64::max);
+                w * g.iter().map(|t| found(t)).fold(0.0, f64::max)
+            })
+            .sum();
+        singles + names
+    }
+
+    /// The share of the question's weight a sentence covers: terms in it in
+    /// full, terms only in its context (neighbours, title) in half.
+    pub fn coverage(&self, sentence: &BTreeSet<String>, context: &BTreeSet<String>) -> f64 {
+        if self.total <= 0.0 {
+            return 0.0;
+        }
+        let found = |t: &str| {
+            if sentence.contains(t) {
+                1.0
+            } else if context.contains(t) {
+                0.5
+            } else {
+                0.0
+            }
+        };
+        self.credit(&found) / self.total
+    }
+
+    /// The terms of the question's names.
+    fn name_terms(&self) -> impl Iterator<Item = &String> {
+        self.groups.iter().flatten()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.weights.is_empty()
+    }
+}
+
+/// Words that tell of one event: a sentence with any of them tells of it
+/// ("beat" and "champion" of a win, "launched" of a release).
+const EVENT_WORDS: &[&[&str]] = &[
+    &[
+        "win",
+        "won",
+        "winner",
+        "wins",
+        "champion",
+        "championship",
+        "title",
+        "victory",
+        "beat",
+        "beats",
+        "defeat",
+        "defeated",
+        "claim",
+        "claimed",
+        "clinch",
+        "clinched",
+        "triumph",
+        "gold",
+    ],
+    &[
+        "release",
+        "released",
+        "launch",
+        "launched",
+        "debut",
+        "debuted",
+        "available",
+        "arrive",
+        "arrived",
+        "out",
+        "ship",
+        "shipped",
+        "premiere",
+        "premiered",
+    ],
+    &[
+        "acquire",
+        "acquired",
+        "acquisition",
+        "buy",
+        "bought",
+        "purchase",
+        "purchased",
+        "takeover",
+    ],
+    &[
+        "found",
+        "founded",
+        "establish",
+        "established",
+        "create",
+        "created",
+        "start",
+        "started",
+    ],
+    &[
+        "lead", "leads", "led", "leader", "ceo", "head", "heads", "run", "runs", "chief",
+    ],
+    &["die", "died", "death", "dead"],
+    &["born", "birth"],
+    &["host", "hosted", "held", "hold", "venue", "stadium"],
+    &["direct", "directed", "director"],
+];
+
+/// The event a question asks about, as terms: the verb after its question
+/// word ("who won", "which country won"), or the last word of a "when
+/// was X released" question, widened to the words of its event.
+fn event_terms(question: &str) -> Option<BTreeSet<String>> {
+    let words: Vec<String> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let wh = words
+        .iter()
+        .position(|w| matches!(w.as_str(), "who" | "which" | "what" | "when" | "where"))?;
+    let aux = |w: &str| {
+        matches!(
+            w,
+            "is" | "was"
+                | "are"
+                | "were"
+                | "did"
+                | "does"
+                | "do"
+                | "has"
+                | "had"
+                | "have"
+                | "will"
+                | "the"
+                | "a"
+                | "an"
+        )
+    };
+    let verb = match words[wh].as_str() {
+        // "When was X released", "Where was X held": the last word.
+        "when" | "where" => words.last().filter(|w| !aux(w)).cloned(),
+        // "Who won", "Which country won", "What company acquired".
+        _ => words[wh + 1..]
+            .iter()
+            .take(3)
+            .find(|w| {
+                !aux(w)
+                    && (w.ends_with("ed") || EVENT_WORDS.iter().any(|g| g.contains(&w.as_str())))
+            })
+            .cloned(),
+    }?;
+    let st = stemmer();
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for group in EVENT_WORDS.iter().filter(|g| g.contains(&verb.as_str())) {
+        out.extend(group.iter().map(|w| st.stem(base_form(w)).into_owned()));
+    }
+    out.insert(st.stem(base_form(&verb)).into_owned());
+    Some(out)
+}
+
+/// The years a text names.
+fn years_in(text: &str) -> BTreeSet<u32> {
+    text.split(|c: char| !c.is_ascii_digit())
+        .filter(|d| d.len() == 4)
+        .filter_map(|d| d.parse().ok())
+        .filter(|y| (1500..=2100).contains(y))
+        .collect()
+}
+
+/// Whether a sentence names years, none of them one the question asks about.
+fn other_year(asked: &BTreeSet<u32>, sentence: &str) -> bool {
+    let named = years_in(sentence);
+    !asked.is_empty() && !named.is_empty() && asked.is_disjoint(&named)
+}
+
+/// Whether a sentence opens with a pronoun or a bare "The game"-style
+/// reference to something named before.
+fn opens_with_pronoun(s: &str) -> bool {
+    let mut w = s.split_whitespace();
+    let first = w.next().unwrap_or("").to_lowercase();
+    let second = w.next().unwrap_or("");
+    matches!(
+        first.as_str(),
+        "it" | "he" | "she" | "they" | "its" | "his" | "her" | "their" | "this" | "these"
+    ) || first == "the" && second.chars().next().is_some_and(char::is_lowercase)
+}
+
+/// Whether a sentence reads as a question (a FAQ heading), not a statement.
+fn is_question(s: &str) -> bool {
+    s.trim_end().ends_with(['?', '？'])
+}
+
+/// The values the passages give for `question` of type `ty`.
+pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome {
+    let terms = Terms::new(question, passages);
+    let texts: Vec<&str> = passages
+        .iter()
+        .flat_map(|p| p.sentences.iter().copied())
+        .collect();
+    let cx = SpanContext::new(question, &texts);
+    let years_asked = years_in(question);
+    let event = event_terms(question);
+    // Coverage of every sentence.
+    let mut scored: Vec<(usize, usize, f64)> = Vec::new();
+    let mut candidates: Vec<Support> = Vec::new();
+    for (pi, p) in passages.iter().enumerate() {
+        let bags: Vec<BTreeSet<String>> = p.sentences.iter().map(|s| terms_of(s)).collect();
+        let title = terms_of(p.title);
+        for (si, s) in p.sentences.iter().enumerate() {
+            let mut context = title.clone();
+            for j in [si.wrapping_sub(1), si + 1] {
+                if let Some(b) = bags.get(j) {
+                    context.extend(b.iter().cloned());
+                }
+            }
+            // A passage that opens with "It was released..." speaks of what
+            // it was found for: the question's names are its context.
+            if si == 0 && opens_with_pronoun(s) {
+                context.extend(terms.name_terms().cloned());
+            }
+            let mut coverage = terms.coverage(&bags[si], &context);
+            // A sentence about another year than the one asked ("the 2018
+            // winner" for 2019) is about another event.
+            if other_year(&years_asked, s) {
+                coverage *= 0.5;
+            }
+            // The event asked about ("who *won*", "when was it *released*")
+            // must be what the sentence tells, or what is beside it.
+            if let Some(event) = &event
+                && !event
+                    .iter()
+                    .any(|t| bags[si].contains(t) || context.contains(t))
+            {
+                coverage *= 0.6;
+            }
+            if is_question(s) {
+                continue;
+            }
+            scored.push((pi, si, coverage));
+            if !ty.is_span() || coverage == 0.0 {
+                continue;
+            }
+            for span in spans(s, ty, &cx) {
+                // The page's own date at the head of a snippet is a dateline.
+                let dateline = si == 0 && span.start == 0 && matches!(span.key, Key::Date { .. });
+                let weight = coverage * coverage * span.shape * if dateline { 0.3 } else { 1.0 };
+                candidates.push(Support {
+                    origin: p.origin,
+                    passage: pi,
+                    sentence: si,
+                    coverage,
+                    weight,
+                    span,
+                });
+            }
+        }
+    }
+    scored.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let best_coverage = scored.first().map_or(0.0, |s| s.2);
+    if !ty.is_span() {
+        return if best_coverage >= MIN_COVERAGE {
+            Outcome::Sentences(scored.into_iter().filter(|s| s.2 >= MIN_COVERAGE).collect())
+        } else {
+            Outcome::NotStated { best_coverage }
+        };
+    }
+    let ballots = tally(candidates);
+    match ballots.first() {
+        Some(b) if b.coverage() >= MIN_COVERAGE => Outcome::Answered(Voted {
+            answer_type: ty,
+            ballots,
+        }),
+        _ => Outcome::NotStated { best_coverage },
+    }
+}
+
+/// Up to `k` of the `scored` sentences (passage, sentence, coverage) that
+/// together cover most of the question, one per origin: each next one is
+/// the sentence adding the most weight of terms not covered yet (a question
+/// asking two things is answered by two sentences, not two of one kind).
+pub fn covering(
+    question: &str,
+    passages: &[Passage<'_>],
+    scored: &[(usize, usize, f64)],
+    k: usize,
+) -> Vec<(usize, usize, f64)> {
+    let terms = Terms::new(question, passages);
+    let bags: Vec<BTreeSet<String>> = scored
+        .iter()
+        .map(|(p, s, _)| terms_of(passages[*p].sentences[*s]))
+        .collect();
+    let mut covered: BTreeSet<String> = BTreeSet::new();
+    let mut origins = BTreeSet::new();
+    let mut out = Vec::new();
+    while out.len() < k {
+        let gain = |i: usize| -> f64 {
+            terms
+                .weights
+                .iter()
+                .filter(|(t, _)| bags[i].contains(*t) && !covered.contains(*t))
+                .map(|(_, w)| w)
+                .sum::<f64>()
+                / terms.total.max(f64::MIN_POSITIVE)
+        };
+        // A second sentence of one source is taken only for what it adds.
+        let best = (0..scored.len())
+            .filter(|&i| {
+                !out.iter()
+                    .any(|o: &(usize, usize, f64)| o.0 == scored[i].0 && o.1 == scored[i].1)
+            })
+            .filter(|&i| !origins.contains(&passages[scored[i].0].origin) || gain(i) > 0.0)
+            .map(|i| (i, gain(i) + 0.25 * scored[i].2))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((i, g)) = best else { break };
+        if g <= 0.0 || (!out.is_empty() && gain(i) == 0.0 && scored[i].2 < MIN_COVERAGE) {
+            break;
+        }
+        origins.insert(passages[scored[i].0].origin);
+        covered.extend(bags[i].iter().cloned());
+        out.push(scored[i]);
+    }
+    out
+}
+
+fn digits(s: &str) -> usize {
+    s.chars().filter(char::is_ascii_digit).count()
+}
+
+/// Candidates grouped into values: each joins the first value it agrees
+/// with (strongest first); an origin counts once per value, at its best.
+fn tally(mut candidates: Vec<Support>) -> Vec<Ballot> {
+    candidates.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+    let mut ballots: Vec<Ballot> = Vec::new();
+    for c in candidates {
+        match ballots.iter_mut().find(|b| b.key.same_value(&c.span.key)) {
+            Some(b) => {
+                // The fuller spelling names the value ("Simona Halep",
+                // "May 15, 2012", "$6.04 billion").
+                let fuller = c.span.key.detail() > b.key.detail()
+                    || c.span.key.detail() == b.key.detail()
+                        && digits(&c.span.text) > digits(&b.value);
+                if fuller && c.weight >= 0.25 * b.supports[0].weight {
+                    b.key = c.span.key.clone();
+                    b.value = c.span.text.clone();
+                }
+                if !b.supports.iter().any(|s| s.origin == c.origin) {
+                    b.score += c.weight;
+                    b.supports.push(c);
+                }
+            }
+            None => ballots.push(Ballot {
+                value: c.span.text.clone(),
+                key: c.span.key.clone(),
+                score: c.weight,
+                supports: vec![c],
+            }),
+        }
+    }
+    ballots.sort_by(|a, b| b.score.total_cmp(&a.score));
+    ballots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn passages<'a>(texts: &'a [&'a str]) -> Vec<Passage<'a>> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Passage {
+                origin: i,
+                title: "",
+                sentences: crate::evidence::sentences::split(t),
+            })
+            .collect()
+    }
+
+    fn answer(q: &str, texts: &[&str]) -> Option<String> {
+        match vote(q, super::super::expected(q), &passages(texts)) {
+            Outcome::Answered(v) => Some(v.ballots[0].value.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_sentence_about_the_asked_fact_wins_over_the_one_repeating_words() {
+        let texts = [
+            "Quarterly results: Orbitex posts record net income of $438 million, revenue surges by 74%.",
+            "That compares with $10.4 billion in revenue in Q1 2021 for Orbitex.",
+            "Orbitex reported revenue of $10.39 billion for the first quarter of 2021.",
+        ];
+        // Both spellings of the revenue are one value, named by the more
+        // precise one.
+        assert_eq!(
+            answer("What was Orbitex's revenue in Q1 2021?", &texts).as_deref(),
+            Some("$10.39 billion")
+        );
+    }
+
+    #[test]
+    fn agreeing_sources_are_counted_once_each() {
+        let texts = [
+            "Jane Doe was appointed chief executive of Acme Widgets in 2024.",
+            "Acme Widgets is led by chief executive Jane Doe.",
+            "Acme Widgets charges INR 400 per widget.",
+        ];
+        let v = vote(
+            "Who leads Acme Widgets?",
+            AnswerType::Person,
+            &passages(&texts),
+        );
+        let Outcome::Answered(v) = v else {
+            panic!("{v:?}")
+        };
+        assert_eq!(v.ballots[0].value, "Jane Doe");
+        assert_eq!(v.ballots[0].sources(), 2);
+    }
+
+    #[test]
+    fn sources_about_the_topic_that_do_not_state_the_fact_do_not_answer() {
+        let texts = [
+            "The winner of the 2031 Harwick Medal will be announced at the awards show.",
+            "Nominations for the Harwick Medal open in March.",
+        ];
+        assert_eq!(answer("Who won the 2031 Harwick Medal?", &texts), None);
+    }
+
+    #[test]
+    fn dates_vote_across_spellings() {
+        let texts = [
+            "The bridge opened to traffic on 3 March 2029.",
+            "It opened on March 3, 2029, after delays.",
+            "Construction began on 1 June 2025.",
+        ];
+        let a = answer("When did the bridge open?", &texts);
+        assert!(a.is_some_and(|a| a.contains("3") && a.contains("2029")));
+    }
+}

@@ -1,0 +1,120 @@
+//! The sub-researcher's answer: the value its pages give for its
+//! sub-question, voted across the pages read (see [`crate::answer`]), with
+//! the sentences that state it as findings.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::pages::PageRead;
+use super::score::Candidate;
+use crate::answer::{self, Outcome, Passage};
+use crate::evidence::{quotes, sentences};
+
+/// Supporting sentences kept for the answer, one per source.
+const SUPPORTS: usize = 3;
+/// Sentences kept for an answer in sentences (the parts of a question
+/// asking two things can sit in one source).
+const SENTENCES: usize = 4;
+
+/// What the pages say to a sub-question that asks for a value.
+pub(super) struct Picked {
+    /// The value, or `None` when no sentence about the sub-question states
+    /// one or the answer is a sentence.
+    pub value: Option<String>,
+    /// Whether sentences about the sub-question were found at all.
+    pub answered: bool,
+    /// The sentences stating it, best first, one per independent source.
+    pub supports: Vec<Candidate>,
+}
+
+/// The vote over the pages read, for a sub-question whose answer is a
+/// value; `None` for one answered by sentences (how, why, what is).
+pub(super) fn pick(
+    aspect: &str,
+    question: &str,
+    entity: &str,
+    order: &[String],
+    pages: &BTreeMap<String, PageRead>,
+) -> Option<Picked> {
+    // Chinese and Japanese names have no capitals to find them by: the
+    // answer is the sentences most about the question.
+    let cjk = answer::cjk::has_cjk(aspect);
+    let ty = if cjk {
+        answer::AnswerType::Explanation
+    } else {
+        answer::expected(aspect)
+    };
+    if !ty.is_span() && !cjk {
+        return None;
+    }
+    // A topic of a plan ("rates", "funding") is researched for what the
+    // sources say of it; a question (the user's, or an aspect phrased as
+    // one) asks for its value.
+    let same = |a: &str, b: &str| {
+        let norm = |s: &str| s.trim().trim_end_matches(['?', '？', '.']).to_lowercase();
+        norm(a) == norm(b)
+    };
+    if !answer::is_phrased_as_question(aspect) && !same(aspect, question) {
+        return None;
+    }
+    // Copies of one text are one source.
+    let mut origins: HashMap<String, usize> = HashMap::new();
+    let passages: Vec<Passage> = order
+        .iter()
+        .map(|u| {
+            let p = &pages[u];
+            let next = origins.len();
+            let origin = *origins
+                .entry(quotes::normalize(&p.text).to_lowercase())
+                .or_insert(next);
+            Passage {
+                origin,
+                title: &p.title,
+                sentences: sentences::split(&p.text),
+            }
+        })
+        .collect();
+    let asked = if entity.is_empty() || aspect.to_lowercase().contains(&entity.to_lowercase()) {
+        aspect.to_string()
+    } else {
+        format!("{aspect} {entity}")
+    };
+    let question = asked;
+    let candidate = |passage: usize, sentence: usize, score: f64| {
+        let url = &order[passage];
+        Candidate {
+            sentence: passages[passage].sentences[sentence].to_string(),
+            url: url.clone(),
+            as_of: pages[url].as_of.clone(),
+            score,
+        }
+    };
+    let outcome = answer::vote::vote(&question, ty, &passages);
+    Some(match outcome {
+        Outcome::Answered(v) => {
+            let best = &v.ballots[0];
+            Picked {
+                value: Some(best.value.clone()),
+                answered: true,
+                supports: best
+                    .supports
+                    .iter()
+                    .take(SUPPORTS)
+                    .map(|s| candidate(s.passage, s.sentence, s.weight))
+                    .collect(),
+            }
+        }
+        Outcome::Sentences(best) => Picked {
+            value: None,
+            answered: true,
+            supports: answer::vote::covering(&question, &passages, &best, SENTENCES)
+                .into_iter()
+                .map(|(p, s, c)| candidate(p, s, c))
+                .collect(),
+        },
+        Outcome::NotStated { .. } => Picked {
+            value: None,
+            answered: false,
+            supports: vec![],
+        },
+    })
+}

@@ -1,0 +1,244 @@
+//! The direct answers that open a report: for each sub-question, the value
+//! the sources give (stated first, with the sentence that states it and
+//! how many independent sources agree), or that the sources do not say.
+
+use std::collections::BTreeSet;
+
+use crate::evidence::Findings;
+
+/// The text with its first letter in upper case.
+pub fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Whether a unit's answer is settled by the direct answers (a value, or
+/// the researcher's word that the sources do not say).
+pub fn is_direct(unit: &Findings) -> bool {
+    unit.answer.is_some()
+        || unit.answered == Some(false)
+        || (unit.answered == Some(true) && !unit.findings.is_empty())
+}
+
+/// A sub-question as a clause after "The sources do not say": "Who won X?"
+/// becomes "who won X"; a topic ("funding") becomes "anything about funding".
+fn as_clause(label: &str) -> String {
+    let l = label.trim().trim_end_matches(['?', '？', '.']).trim();
+    let first = l.split_whitespace().next().unwrap_or("").to_lowercase();
+    const OPENERS: &[&str] = &[
+        "who", "whom", "whose", "what", "when", "where", "which", "why", "how", "whether",
+    ];
+    if OPENERS.contains(&first.as_str()) {
+        let mut c = l.chars();
+        c.next()
+            .map(|f| f.to_lowercase().chain(c).collect())
+            .unwrap_or_default()
+    } else if crate::answer::cjk::has_cjk(l) {
+        format!("“{l}”")
+    } else {
+        format!("what the question asks about {l}")
+    }
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\n', " ").trim().to_string()
+}
+
+/// The direct answers, and what the sources do not say: in the Answer when
+/// no sub-question is answered, else as a section of its own after it.
+pub struct Direct {
+    pub answers: String,
+    pub not_said: String,
+}
+
+/// One paragraph per unit that has a direct answer; `single`: the report
+/// has one sub-question, whose label is the question itself.
+pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> Direct {
+    let mut out = String::new();
+    let mut not_said = String::new();
+    let any_answered = units
+        .iter()
+        .any(|u| u.answer.is_some() || u.answered == Some(true) && !u.findings.is_empty());
+    for (label, unit) in labels.iter().zip(units) {
+        let head = if single {
+            String::new()
+        } else {
+            format!("**{}:** ", capitalize(label))
+        };
+        if let Some(value) = &unit.answer {
+            let stating: Vec<_> = unit
+                .findings
+                .iter()
+                .filter(|f| f.value.as_deref() == Some(value.as_str()))
+                .collect();
+            let Some(best) = stating.first().copied().or(unit.findings.first()) else {
+                continue;
+            };
+            let sources: BTreeSet<usize> = stating.iter().map(|f| f.source).collect();
+            // The count only: citations inside a parenthesis would split
+            // the sentence for the claim check; the evidence lists them.
+            let agree = if sources.len() >= 2 {
+                format!(" ({} independent sources agree)", sources.len())
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "{head}**{value}**: \"{}\" [{}]{agree}\n\n",
+                quote(&best.quote),
+                best.source
+            ));
+        } else if unit.answered == Some(true) && !unit.findings.is_empty() {
+            // An answer in sentences: the best of each source, in order.
+            let mut seen = BTreeSet::new();
+            let quotes: Vec<String> = unit
+                .findings
+                .iter()
+                .filter(|f| seen.insert(f.source))
+                .take(3)
+                .map(|f| format!("\"{}\" [{}]", quote(&f.quote), f.source))
+                .collect();
+            out.push_str(&format!("{head}{}\n\n", quotes.join(" ")));
+        } else if unit.answered == Some(false) {
+            let line = format!("The sources do not say {}.", as_clause(label));
+            if any_answered {
+                not_said.push_str(&format!("- {line}\n"));
+            } else {
+                out.push_str(&format!("{head}{line}\n\n"));
+            }
+        }
+    }
+    if !not_said.is_empty() {
+        not_said = format!("## What the sources do not say\n\n{not_said}\n");
+    }
+    Direct {
+        answers: out,
+        not_said,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::Finding;
+
+    fn finding(quote: &str, source: usize, value: Option<&str>) -> Finding {
+        Finding {
+            claim: quote.into(),
+            quote: quote.into(),
+            url: format!("https://s{source}.example/"),
+            source,
+            field: None,
+            value: value.map(String::from),
+            as_of: None,
+            title: String::new(),
+            source_type: None,
+        }
+    }
+
+    #[test]
+    fn a_value_comes_first_with_its_quote_and_its_agreeing_sources() {
+        let unit = Findings {
+            aspect: "Who leads Acme".into(),
+            findings: vec![
+                finding("Acme is led by Jane Doe.", 2, Some("Jane Doe")),
+                finding(
+                    "Jane Doe became chief executive in 2024.",
+                    5,
+                    Some("Jane Doe"),
+                ),
+                finding("Acme charges INR 400 per widget.", 3, None),
+            ],
+            answer: Some("Jane Doe".into()),
+            answered: Some(true),
+            ..Default::default()
+        };
+        let md = direct_answers(&["Who leads Acme".into()], &[&unit], true).answers;
+        assert!(
+            md.starts_with(
+                "**Jane Doe**: \"Acme is led by Jane Doe.\" [2] (2 independent sources agree)\n"
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("INR"));
+    }
+
+    #[test]
+    fn the_answer_line_passes_the_claim_check() {
+        use crate::report::claim_check::{Library, SourceInput, check};
+        let mut lib = Library::new();
+        for (n, text) in [
+            (2, "Acme is led by Jane Doe."),
+            (5, "Jane Doe became chief executive in 2024."),
+        ] {
+            lib.add(
+                n,
+                &SourceInput {
+                    text,
+                    url: "https://s.example/",
+                    ..Default::default()
+                },
+            );
+        }
+        let unit = Findings {
+            findings: vec![
+                finding("Acme is led by Jane Doe.", 2, Some("Jane Doe")),
+                finding(
+                    "Jane Doe became chief executive in 2024.",
+                    5,
+                    Some("Jane Doe"),
+                ),
+            ],
+            answer: Some("Jane Doe".into()),
+            ..Default::default()
+        };
+        let md = format!(
+            "## Answer\n\n{}",
+            direct_answers(&["Who leads Acme".into()], &[&unit], true).answers
+        );
+        let c = check(&md, &lib);
+        assert!(
+            !c.claims.is_empty() && c.claims.iter().all(|c| c.supported),
+            "{md}: {:?}",
+            c.claims
+        );
+    }
+
+    #[test]
+    fn an_unanswered_sub_question_says_the_sources_do_not_say() {
+        let unit = Findings {
+            answered: Some(false),
+            ..Default::default()
+        };
+        let md = direct_answers(&["Who won the 2031 Harwick Medal".into()], &[&unit], true).answers;
+        assert_eq!(
+            md,
+            "The sources do not say who won the 2031 Harwick Medal.\n\n"
+        );
+        let md = direct_answers(&["funding".into()], &[&unit], false).answers;
+        assert!(
+            md.starts_with("**Funding:** The sources do not say"),
+            "{md}"
+        );
+        // Beside an answered sub-question it is a section of its own.
+        let answered = Findings {
+            findings: vec![finding("Acme is led by Jane Doe.", 2, Some("Jane Doe"))],
+            answer: Some("Jane Doe".into()),
+            ..Default::default()
+        };
+        let d = direct_answers(
+            &["Who leads Acme".into(), "funding".into()],
+            &[&answered, &unit],
+            false,
+        );
+        assert!(!d.answers.contains("do not say"), "{}", d.answers);
+        assert!(
+            d.not_said
+                .starts_with("## What the sources do not say\n\n- The sources do not say"),
+            "{}",
+            d.not_said
+        );
+    }
+}

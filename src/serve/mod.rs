@@ -379,6 +379,9 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_else(|| json!([]));
     let cited = sources.as_array().map_or(0, Vec::len);
+    // What a caller's viewer renders links only to the run's sources, even
+    // for a report this server did not gate itself.
+    let report = report.map(|r| linked_to_sources(&r, &sources));
     let facts = json!({
         "run_id": run_id,
         "run_dir": s.run_dir,
@@ -432,6 +435,17 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
     };
     result.structured_content = Some(facts);
     result
+}
+
+/// A report as `research` returns it: control characters removed, and
+/// every link, image and HTML tag that is not a source's URL plain text.
+fn linked_to_sources(report: &str, sources: &Value) -> String {
+    let urls: Vec<&str> = sources
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["url"].as_str()).collect())
+        .unwrap_or_default();
+    let clean = crate::document::sanitize_text(report);
+    crate::report::links::gate(&clean, &urls).markdown
 }
 
 fn log_notes(notes: &[Note]) {
@@ -539,6 +553,18 @@ impl ServerHandler for DraServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn research_reports_link_only_to_their_sources() {
+        let sources = json!([{"index": 1, "url": "https://padmapay.example/pricing"}]);
+        let report = "# R\n\nFees are 1.9% [1]. ![b](https://collector.example/b.png?q=secret) [more](https://collector.example/m)\n\n## Sources\n\n[1] Pricing. https://padmapay.example/pricing (official)\n";
+        let shown = linked_to_sources(report, &sources);
+        assert!(!shown.contains("collector.example"), "{shown}");
+        assert!(!shown.contains("secret"), "{shown}");
+        assert!(shown.contains("[1] Pricing. https://padmapay.example/pricing (official)"));
+        // A gated report is unchanged by a second gate.
+        assert_eq!(linked_to_sources(&shown, &sources), shown);
+    }
 
     #[test]
     fn hits_that_talk_to_agents_are_withheld_the_rest_cleaned() {

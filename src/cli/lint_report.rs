@@ -195,7 +195,12 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
         claims = Some(check);
     }
     problems.sort_by_key(|p| p.line);
-    let file = args.file.display().to_string();
+    // A report or sources.json is outside text: what is printed of it (and
+    // of the file's name) carries no escape sequence or bidi control.
+    for p in &mut problems {
+        p.message = crate::document::sanitize_line(&p.message).into_owned();
+    }
+    let file = crate::document::sanitize_line(&args.file.display().to_string()).into_owned();
     if g.json {
         let mut v =
             serde_json::json!({ "file": file, "clean": problems.is_empty(), "problems": problems });

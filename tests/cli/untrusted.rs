@@ -118,6 +118,48 @@ fn a_report_links_only_to_its_sources_and_lint_report_flags_the_rest() {
     );
 }
 
+#[test]
+fn lint_report_prints_no_escape_sequence_from_a_report_or_sources() {
+    let sb = Sandbox::new();
+    let report = sb.dir.path().join("r.md");
+    std::fs::write(
+        &report,
+        "# R\n\nFees [1]. The CEO [2].\n\n## Sources\n\n[1] A. https://a.example/\u{1b}]0;pwned\u{7}x\u{1b}[2J\u{202e}gpj.exe\n",
+    )
+    .unwrap();
+    let sources = sb.dir.path().join("sources.json");
+    std::fs::write(
+        &sources,
+        json!([{"index": 1, "url": "https://b.example/\u{1b}]0;owned\u{7}\u{1b}[1;31m\u{2066}"}])
+            .to_string(),
+    )
+    .unwrap();
+    for json_mode in [false, true] {
+        let mut cmd = sb.dra();
+        if json_mode {
+            cmd.arg("--json");
+        }
+        let out = cmd
+            .arg("lint-report")
+            .arg(&report)
+            .arg("--sources")
+            .arg(&sources)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains("[2]"), "the lint ran: {stdout}");
+        assert!(
+            !stdout.chars().any(|c| c == '\u{1b}'
+                || c == '\u{7}'
+                || dra::document::sanitize::is_bidi_control(c)),
+            "{stdout:?}"
+        );
+        // Read as JSON, the escape is not there either (no \u001b in a message).
+        assert!(!stdout.contains("\\u001b"), "{stdout}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Outside tools: a hostile MCP server and a hostile custom tool.
 

@@ -351,7 +351,12 @@ impl Tool for McpTool {
                 )
             }
             Ok(result) => return self.answer(cx, &args, mcp::result_text(&result)).await,
-            Err((class, message)) => (class, format!("MCP server {}: {message}", self.label)),
+            // A JSON-RPC error's message is the server's words as well.
+            Err((class, message)) => {
+                let whose = format!("MCP server {}", self.label);
+                let said = untrusted::unless_instructions(&cx.run, &cx.agent, &whose, &message);
+                (class, format!("{whose}: {said}"))
+            }
         };
         let out = failure(class, message);
         self.failed.note(key, &out);

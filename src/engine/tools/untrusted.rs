@@ -178,6 +178,21 @@ fn guard_names(
     }
 }
 
+/// An error message that merely quotes an outside party (a transport or
+/// JSON-RPC error): as it is, or withheld with a warning when it carries
+/// instructions aimed at agents.
+pub fn unless_instructions(
+    run: &crate::engine::context::RunCtx,
+    agent: &str,
+    whose: &str,
+    text: &str,
+) -> String {
+    if injection::scan_text(text).is_empty() {
+        return text.to_string();
+    }
+    error_text(run, agent, whose, text)
+}
+
 /// An outside tool's error text as the model is shown it: spotlighted, or
 /// withheld with a warning when it carries instructions aimed at agents
 /// (the error is then quarantined like an injected result).

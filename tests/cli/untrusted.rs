@@ -352,14 +352,29 @@ fn obedient_tools_script(body: &Value) -> Result<Vec<(&'static str, Value)>, Str
     }
 }
 
-#[test]
-fn no_canary_from_an_outside_tools_names_schemas_or_errors_reaches_a_model_or_the_report() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let url = rt.block_on(serve_hostile());
+/// What one obedient run against a hostile MCP server (and the grumpy
+/// custom tool) left: the model requests, the `--json` events, the run.
+struct HostileRun {
+    bodies: Vec<String>,
+    stdout: String,
+    sb: Sandbox,
+}
+
+impl HostileRun {
+    fn said(&self, what: &str) -> bool {
+        super::common::parse_events(&self.stdout).iter().any(|e| {
+            matches!(e.body, dra::protocol::EventBody::Warning { .. })
+                && serde_json::to_string(e).unwrap().contains(what)
+        })
+    }
+}
+
+/// Runs the obedient session against the server at `url` (label
+/// `hostile`) and checks what every hostile server must leave: `tools`
+/// offered and called, the tool named as an instruction not offered, the
+/// error answers reaching the model as errors, and no canary in any model
+/// request, the report, sources.json or an event.
+fn obedient_run_against(url: &str, tools: &[&str]) -> HostileRun {
     let server = start_with(Fault::None, obedient_tools_script);
     let sb = Sandbox::new();
     let tools_dir = sb.dir.path().join("tools");
@@ -384,12 +399,7 @@ fn no_canary_from_an_outside_tools_names_schemas_or_errors_reaches_a_model_or_th
         .iter()
         .find(|b| b.contains("hostile__fees"))
         .expect("hostile__fees offered");
-    for t in [
-        "hostile__health",
-        "hostile__notes",
-        "hostile__crash",
-        "grumpy",
-    ] {
+    for t in tools.iter().chain(&["grumpy"]) {
         assert!(sub.contains(t), "{t} not offered");
     }
     assert!(
@@ -420,32 +430,66 @@ fn no_canary_from_an_outside_tools_names_schemas_or_errors_reaches_a_model_or_th
     ] {
         assert!(!text.contains("CANARY"), "{text}");
     }
+    let run = HostileRun { bodies, stdout, sb };
+    for what in [
+        "a tool's name carries instructions",
+        "its input schema carries instructions",
+        "MCP tool health of hostile: its error text",
+        "custom tool grumpy: its error text",
+    ] {
+        assert!(run.said(what), "no warning {what:?}: {}", run.stdout);
+    }
+    run
+}
+
+#[test]
+fn no_canary_from_an_outside_tools_names_schemas_or_errors_reaches_a_model_or_the_report() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let url = rt.block_on(serve_hostile());
+    let run = obedient_run_against(
+        &url,
+        &["hostile__health", "hostile__notes", "hostile__crash"],
+    );
     assert!(
-        !stdout.contains('\u{1b}') && !stdout.contains("\\u001b"),
+        !run.stdout.contains('\u{1b}') && !run.stdout.contains("\\u001b"),
         "an escape byte reached an event"
     );
-    let warnings: Vec<dra::protocol::Event> = super::common::parse_events(&stdout)
-        .into_iter()
-        .filter(|e| matches!(e.body, dra::protocol::EventBody::Warning { .. }))
-        .collect();
-    let said = |what: &str| {
-        warnings
-            .iter()
-            .any(|e| serde_json::to_string(e).unwrap().contains(what))
-    };
-    assert!(said("a tool's name carries instructions"), "{warnings:#?}");
     assert!(
-        said("its input schema carries instructions"),
-        "{warnings:#?}"
+        run.said("the description carries instructions"),
+        "{}",
+        run.stdout
     );
     assert!(
-        said("the description carries instructions"),
-        "{warnings:#?}"
+        run.said("MCP server hostile: its error text"),
+        "{}",
+        run.stdout
     );
-    assert!(
-        said("MCP tool health of hostile: its error text"),
-        "{warnings:#?}"
+    assert!(run.bodies.len() >= 4);
+    assert!(run.sb.run_dir().join("events.jsonl").is_file());
+}
+
+#[test]
+fn a_hostile_python_sdk_server_gets_no_canary_to_a_model_or_the_report() {
+    let sdk = super::mcp_serve::python_sdk();
+    let port = super::mcp_interop::free_port();
+    let script = repo_path("tests/mcp_servers/hostile_server.py");
+    let mut child = super::mcp_interop::Reap(
+        std::process::Command::new("python3")
+            .arg(script)
+            .args(["http", &port.to_string()])
+            .env("PYTHONPATH", &sdk)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 runs"),
     );
-    assert!(said("custom tool grumpy: its error text"), "{warnings:#?}");
-    assert!(said("MCP server hostile: its error text"), "{warnings:#?}");
+    super::mcp_interop::wait_for(port, &mut child.0);
+    obedient_run_against(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &["hostile__health"],
+    );
 }

@@ -41,7 +41,8 @@ const DEST: &str =
     r#"\s*(<[^<>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*"#;
 /// `[ref]: dest` at the start of a line (the destination may be missing:
 /// it can sit on the next line).
-static DEFINITION: LazyLock<Regex> = LazyLock::new(|| crate::re(r"^\s{0,3}\[[^\[\]]+\]:\s*(\S*)"));
+static DEFINITION: LazyLock<Regex> =
+    LazyLock::new(|| crate::re(r"^(\s{0,3}\[)([^\[\]]+)(\]:\s*)(\S*)"));
 /// `<https://...>` and `<www...>` autolinks.
 static AUTOLINK: LazyLock<Regex> =
     LazyLock::new(|| crate::re(r"(?i)<((?:[a-z][a-z0-9+.-]{1,31}:|www\.)[^\s<>]*)>"));
@@ -53,9 +54,11 @@ static TAG: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// What is left of a tag that did not close on its line.
 static TAG_START: LazyLock<Regex> = LazyLock::new(|| crate::re(r"<([A-Za-z/!?])"));
-/// A URL renderers link without any markup (GitHub's extended autolinks).
+/// A URL renderers link without any markup (GitHub's extended autolinks;
+/// no word boundary is asked for, as some linkifiers find a scheme inside
+/// a word).
 static BARE: LazyLock<Regex> =
-    LazyLock::new(|| crate::re(r"(?i)\b(?:(?:https?|ftps?|wss?|file)://|www\.)[^\s<>]*"));
+    LazyLock::new(|| crate::re(r"(?i)(?:(?:https?|ftps?|wss?|file)://|www\.)[^\s<>]*"));
 
 /// The gate over a report body: `allowed` are the cited sources' URLs.
 pub fn gate(markdown: &str, allowed: &[&str]) -> Gated {
@@ -127,18 +130,31 @@ fn is_closing(line: &str) -> bool {
 
 /// One line outside fenced code: its code spans kept, the rest gated.
 fn gate_line(line: &str, allowed: &[String], removed: &mut Vec<String>) -> String {
-    if let Some(c) = DEFINITION.captures(line) {
-        let dest = c.get(1).map_or("", |m| m.as_str());
-        if !is_allowed(dest.trim_matches(['<', '>']), allowed) {
-            removed.push(format!("link definition to {}", describe(dest)));
-            return String::new();
-        }
-        return line.to_string();
-    }
     // Taking a tag out can join what it separated into new link syntax
     // (`![x]<b></b>(//host/i.png)`): the line is gated until it is stable.
     let mut line = line.to_string();
-    for _ in 0..4 {
+    for _ in 0..ROUNDS {
+        if let Some(c) = DEFINITION.captures(&line) {
+            let dest = c.get(4).map_or("", |m| m.as_str());
+            if is_allowed(dest.trim_matches(['<', '>']), allowed) {
+                // The label and what follows the destination (a title, or
+                // text that makes the line no definition at all) are gated
+                // like any text.
+                let end = c.get(0).map_or(line.len(), |m| m.end());
+                let label = gate_prose(&c[2], allowed, removed);
+                let rest = gate_line(&line[end..], allowed, removed);
+                return format!("{}{label}{}{dest}{rest}", &c[1], &c[3]);
+            }
+            removed.push(format!("link definition to {}", describe(dest)));
+            return String::new();
+        }
+        // The end of a label begun on an earlier line (`[a\nb]: dest`).
+        while let Some(at) = line.find("]:")
+            && !line[..at].contains('[')
+        {
+            removed.push("link definition across lines".into());
+            line.replace_range(at..at + 2, "] :");
+        }
         let mut out = String::with_capacity(line.len());
         for (code, piece) in code_spans(&line) {
             if code {
@@ -148,12 +164,28 @@ fn gate_line(line: &str, allowed: &[String], removed: &mut Vec<String>) -> Strin
             }
         }
         if out == line {
-            break;
+            return line;
         }
         line = out;
     }
-    line
+    // Markup built to keep rebuilding itself: none of it is kept.
+    removed.push("unreadable markup".into());
+    let flat: String = line
+        .chars()
+        .map(|c| {
+            if matches!(c, '[' | ']' | '(' | ')' | '<' | '>' | '!' | '`') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    BARE.replace_all(&flat, |c: &Captures| bare(&c[0], allowed, removed))
+        .into_owned()
 }
+
+/// How many times a line is gated before its markup counts as unreadable.
+const ROUNDS: usize = 8;
 
 /// Splits a line into code spans (a run of n backticks up to the next run
 /// of exactly n) and the text between them.
@@ -231,6 +263,12 @@ fn gate_prose(text: &str, allowed: &[String], removed: &mut Vec<String>) -> Stri
             }
         })
         .into_owned();
+    // Image syntax left (a reference image, `![x][ref]`) is broken apart
+    // too: no image is rendered from anywhere.
+    if text.contains("![") {
+        removed.push("image syntax".into());
+        text = text.replace("![", "! [");
+    }
     // Link syntax the patterns above could not read is broken apart, so no
     // renderer reads a destination into it either.
     if text.contains("](") {

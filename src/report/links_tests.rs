@@ -130,3 +130,70 @@ fn taking_a_tag_out_does_not_join_an_image() {
     assert!(!g.markdown.contains("]("), "{}", g.markdown);
     assert!(!g.markdown.contains("secret"), "{}", g.markdown);
 }
+
+/// Markdown-ish text from pieces that make links, images, tags and URLs.
+fn markdownish() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let piece = prop::sample::select(vec![
+        "![",
+        "[",
+        "]",
+        "(",
+        ")",
+        "<",
+        ">",
+        "img src=",
+        "a href=",
+        "https://evil.example/x?q=s",
+        "//evil.example/p",
+        "www.evil.example",
+        "**",
+        " ",
+        "\n",
+        "a",
+        "\"",
+        "<!--",
+        "-->",
+        "]:",
+        "!",
+        "\t",
+        "/",
+        "#",
+        "- ",
+        "1. ",
+        "> ",
+        // The source, ended (a fragment of a source's URL is still the source).
+        "https://padmapay.example/pricing ",
+    ]);
+    prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+}
+
+proptest::proptest! {
+    #[test]
+    fn without_code_no_outside_host_survives(md in markdownish()) {
+        // What a renderer would link or fetch: an image, an inline link's
+        // destination, a tag, a scheme or `www.` URL, a reference definition.
+        let out = gated(&md).markdown;
+        // Links kept on purpose: to an anchor of the report, to the source.
+        let kept = regex::Regex::new(r#"\]\(\s*<?(?:#[^()\s<>]*|https://padmapay\.example/pricing/?(?:#[^()\s<>]*)?)>?(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*\)"#).unwrap();
+        let out = kept.replace_all(&out, "").into_owned();
+        for bad in ["![", "](", "www.evil.example"] {
+            proptest::prop_assert!(!out.contains(bad), "{:?} -> {:?}", md, out);
+        }
+        let scheme = regex::Regex::new(r"[A-Za-z]://evil\.example").unwrap();
+        proptest::prop_assert!(!scheme.is_match(&out), "{:?} -> {:?}", md, out);
+        let tag = regex::Regex::new(r"<[A-Za-z/!?]").unwrap();
+        proptest::prop_assert!(!tag.is_match(&out), "{:?} -> {:?}", md, out);
+        // A reference definition is left only when it points at the source.
+        let definition = regex::Regex::new(r"(?m)^\s{0,3}\[[^\[\]]+\]:[ \t]*(\S*)").unwrap();
+        for c in definition.captures_iter(&out) {
+            proptest::prop_assert_eq!(crate::document::normalize_url(&c[1]), SRC, "{:?} -> {:?}", md, out);
+        }
+    }
+
+    #[test]
+    fn the_gate_is_stable(md in markdownish()) {
+        let once = gated(&md).markdown;
+        proptest::prop_assert_eq!(gated(&once).markdown, once);
+    }
+}

@@ -523,7 +523,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__mcp__subcmd__serve)
-            opts="-q -v -h --listen --allow-remote --token --corpus --web --offline --tier --max-usd --deadline --max-tool-calls --max-parallel --mcp --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --listen --allow-remote --token --token-file --no-token --corpus-root --all-runs --corpus --web --offline --tier --max-usd --deadline --max-tool-calls --max-parallel --mcp --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -534,6 +534,14 @@ _dra() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --corpus-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

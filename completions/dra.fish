@@ -147,7 +147,9 @@ complete -c dra -n "__fish_dra_using_subcommand lint-report" -s q -l quiet -d 'L
 complete -c dra -n "__fish_dra_using_subcommand lint-report" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
 complete -c dra -n "__fish_dra_using_subcommand lint-report" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l listen -d 'Serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8765; port 0 picks a free one, printed on stderr)' -r
-complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l token -d 'Bearer token HTTP clients must send; prefer DRA_MCP_SERVE_TOKEN (a flag shows in `ps`)' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l token -d 'Bearer token HTTP clients must send; prefer DRA_MCP_SERVE_TOKEN or --token-file (a flag shows in `ps`). Without any, HTTP gets a random token, printed on stderr' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l token-file -d 'Read the bearer token from this file (its first line)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l corpus-root -d 'A folder whose files `research` calls may name as `corpus` (repeatable). Over HTTP a call may name none without it; over stdio, any path unless roots are given' -r -F
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l corpus -d 'Research this corpus (a JSON corpus file, or a folder or file of .md/.txt/.html/.pdf) unless a call names its own' -r -F
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
@@ -161,6 +163,8 @@ never\t''"
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l allow-remote -d 'Allow --listen on an address other than loopback (a bearer token is then required)'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l no-token -d 'Serve HTTP on loopback without a token (any local user can then call dra)'
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l all-runs -d '`runs` lists every run in the runs dir, not only those this server made'
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l web -d 'Research the web with the configured search backend, even offline'
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l offline -d 'Use the offline extractive model even when an API key is set'
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l json -d 'Print events as JSON lines on stdout (and nothing else)'

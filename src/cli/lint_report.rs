@@ -17,7 +17,7 @@ use super::{CliError, CliResult, Exit, GlobalArgs, print_stdout};
 use crate::document::normalize_url;
 use crate::report::citations::{self, Problem, ProblemKind};
 use crate::report::claim_check::{self, Check, Library, SourceInput};
-use crate::report::hygiene;
+use crate::report::{hygiene, links};
 use crate::store::page_text_name;
 
 #[derive(Debug, Args)]
@@ -133,6 +133,7 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
         });
     }
     let listed = listed_urls(&text);
+    problems.extend(outside_link_problems(&text, sources.as_deref(), &listed));
     if let Some(sources) = &sources {
         let by_index: BTreeMap<usize, &SourceRef> = sources.iter().map(|s| (s.index, s)).collect();
         for (n, (line, url)) in &listed {
@@ -194,7 +195,12 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
         claims = Some(check);
     }
     problems.sort_by_key(|p| p.line);
-    let file = args.file.display().to_string();
+    // A report or sources.json is outside text: what is printed of it (and
+    // of the file's name) carries no escape sequence or bidi control.
+    for p in &mut problems {
+        p.message = crate::document::sanitize_line(&p.message).into_owned();
+    }
+    let file = crate::document::sanitize_line(&args.file.display().to_string()).into_owned();
     if g.json {
         let mut v =
             serde_json::json!({ "file": file, "clean": problems.is_empty(), "problems": problems });
@@ -231,6 +237,29 @@ pub fn run(g: &GlobalArgs, args: &LintArgs) -> CliResult {
     } else {
         Exit::Failure
     })
+}
+
+/// Links, images and HTML in the report's body that point anywhere but its
+/// sources (sources.json's URLs, else the report's own Sources list): the
+/// report gate would have turned each into plain text.
+fn outside_link_problems(
+    text: &str,
+    sources: Option<&[SourceRef]>,
+    listed: &BTreeMap<usize, (usize, String)>,
+) -> Vec<Problem> {
+    let allowed: Vec<&str> = match sources {
+        Some(s) => s.iter().map(|e| e.url.as_str()).collect(),
+        None => listed.values().map(|(_, u)| u.as_str()).collect(),
+    };
+    let (body, _, _) = citations::split_sources(text);
+    links::outside_links(body, &allowed)
+        .into_iter()
+        .map(|o| Problem {
+            line: o.line,
+            kind: ProblemKind::OutsideLink,
+            message: format!("{} (a report links only to its sources)", o.what),
+        })
+        .collect()
 }
 
 fn short(s: &str, n: usize) -> String {

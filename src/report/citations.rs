@@ -39,6 +39,8 @@ pub enum ProblemKind {
     QuoteNotInSource,
     /// A cited sentence its source does not support (the claim check).
     Unsupported,
+    /// A link, image or HTML tag pointing anywhere but a cited source.
+    OutsideLink,
 }
 
 /// Citation numbers in a piece of text, in order of appearance, with line numbers (1-based).

@@ -761,7 +761,9 @@ pub fn finalize(
         })
         .collect();
 
-    let mut md = body;
+    let cited: Vec<&str> = sources.iter().map(|s| s.url.as_str()).collect();
+    let gated = super::links::gate(&crate::document::sanitize_text(&body), &cited);
+    let mut md = gated.markdown;
     md.push_str("\n\n");
     let quarantined: Vec<&Page> = pages
         .iter()
@@ -776,7 +778,7 @@ pub fn finalize(
         for p in &quarantined {
             md.push_str(&format!(
                 "- Quarantined {} ({}): {}. Its content was not used.\n",
-                p.url,
+                super::links::inert(&p.url),
                 p.domain,
                 p.reason
                     .as_deref()
@@ -785,7 +787,8 @@ pub fn finalize(
         }
         for (url, why) in skipped {
             md.push_str(&format!(
-                "- Not read {url} ({}): this domain {}. Its content was not used.\n",
+                "- Not read {} ({}): this domain {}. Its content was not used.\n",
+                super::links::inert(url),
                 crate::document::host_of(url),
                 why.trim_end_matches('.')
             ));
@@ -814,7 +817,9 @@ pub fn finalize(
             meta.push(format!("updated {u}"));
         }
         meta.push(format!("retrieved {}", s.retrieved));
-        let title = s.title.trim();
+        // A title is a page's text: no link or image from it is rendered.
+        let title = super::links::gate(s.title.trim(), &[]).markdown;
+        let title = title.trim();
         let sep = if title.ends_with(['.', '?', '!']) {
             ""
         } else {
@@ -834,7 +839,11 @@ pub fn finalize(
         // No control sequence or bidi override from a page, a model or the question reaches report.md.
         markdown: crate::document::sanitize_text(&md).into_owned(),
         sources,
-        scrubbed: scrubbed.removed,
+        scrubbed: scrubbed
+            .removed
+            .into_iter()
+            .chain(gated.removed.into_iter().map(|o| o.what))
+            .collect(),
     }
 }
 

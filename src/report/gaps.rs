@@ -114,7 +114,9 @@ pub fn amend(markdown: &str, notes: &GapNotes) -> String {
     for cut in &notes.truncated {
         added.push(format!(
             "- Truncated: {}: only {} were read (corpus caps); the rest was not searched",
-            cut.url, cut.kept
+            // A code span: the report links only to cited sources.
+            super::links::inert(&cut.url),
+            cut.kept
         ));
     }
     let at = end;
@@ -181,7 +183,7 @@ mod tests {
             "{out}"
         );
         assert!(
-            gaps.contains("- Truncated: file:///big.txt: only the first 10 characters were read"),
+            gaps.contains("- Truncated: `file:///big.txt`: only the first 10 characters were read"),
             "{out}"
         );
         let pricing = gaps.lines().find(|l| l.contains("Pricing")).unwrap();
@@ -229,7 +231,7 @@ mod tests {
             for line in md.lines().filter(|l| !l.trim().is_empty()) {
                 proptest::prop_assert!(out.contains(line.trim_end()), "{line:?} lost from {out:?}");
             }
-            proptest::prop_assert_eq!(out.matches("- Truncated: u").count(), 1);
+            proptest::prop_assert_eq!(out.matches("- Truncated: `u`").count(), 1);
         }
     }
 }

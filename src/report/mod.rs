@@ -9,6 +9,7 @@ pub mod echo;
 pub mod evidence_view;
 pub mod gaps;
 pub mod hygiene;
+pub mod links;
 
 pub use compose::{FinalReport, SourceEntry, draft_from_merged, finalize};
 

@@ -1,7 +1,12 @@
 //! The transports `dra mcp-serve` speaks: stdio (stdout carries JSON-RPC
 //! and nothing else) and streamable HTTP at `/mcp`. HTTP listens on
 //! loopback unless remote serving is allowed, and off loopback only with a
-//! bearer token; a token, once set, is checked on every request.
+//! bearer token; a token, once set, is checked on every request. A request
+//! from a browser page (an `Origin` header) is served only when that page
+//! is on loopback (the MCP specification's defence against DNS rebinding
+//! and cross-site calls); clients that send no `Origin` are not browsers.
+//! At most [`MAX_SESSIONS`] sessions live at once, and one idle for
+//! [`SESSION_IDLE`] is closed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -49,6 +54,12 @@ pub fn check_listen(
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
+
+/// The most HTTP sessions alive at once; a new one past it gets 503.
+pub const MAX_SESSIONS: usize = 64;
+
+/// A session with no request for this long is closed.
+pub const SESSION_IDLE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Serves over stdin/stdout until the client closes stdin or `stop` completes.
 pub async fn serve_stdio(
@@ -113,20 +124,25 @@ impl HttpListener {
             // the bearer token is what keeps strangers out.
             config = config.disable_allowed_hosts();
         }
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(SESSION_IDLE);
+        let sessions = Arc::new(sessions);
         let service: StreamableHttpService<DraServer, LocalSessionManager> =
-            StreamableHttpService::new(
-                move || Ok(server.clone()),
-                Arc::new(LocalSessionManager::default()),
-                config,
-            );
+            StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
         let token = Arc::new(token);
-        let router =
-            axum::Router::new()
-                .nest_service(MCP_PATH, service)
-                .layer(axum::middleware::from_fn(move |req, next| {
-                    let token = token.clone();
-                    async move { require_token(token.as_ref().as_ref(), req, next).await }
-                }));
+        // Layers run outside in: the Origin first, then the token, then the
+        // session cap (a stranger's request never counts against it).
+        let router = axum::Router::new()
+            .nest_service(MCP_PATH, service)
+            .layer(axum::middleware::from_fn(move |req, next| {
+                let sessions = sessions.clone();
+                async move { cap_sessions(&sessions, req, next).await }
+            }))
+            .layer(axum::middleware::from_fn(move |req, next| {
+                let token = token.clone();
+                async move { require_token(token.as_ref().as_ref(), req, next).await }
+            }))
+            .layer(axum::middleware::from_fn(require_loopback_origin));
         let shutdown = async move {
             stop.await;
             ct.cancel();
@@ -160,6 +176,71 @@ async fn require_token(
             )
                 .into_response();
         }
+    }
+    next.run(req).await
+}
+
+/// 403 for a request whose `Origin` is not a loopback page.
+async fn require_loopback_origin(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let Some(origin) = req.headers().get(axum::http::header::ORIGIN)
+        && !origin.to_str().is_ok_and(is_loopback_origin)
+    {
+        return (
+            axum::http::StatusCode::FORBIDDEN,
+            "Origin not allowed: dra mcp-serve answers browser pages on loopback only\n",
+        )
+            .into_response();
+    }
+    next.run(req).await
+}
+
+/// `http(s)://localhost`, `127.x.x.x` or `[::1]`, any port.
+pub fn is_loopback_origin(origin: &str) -> bool {
+    let Some((scheme, rest)) = origin.trim().split_once("://") else {
+        return false;
+    };
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https")
+        || rest.contains(['/', '@', '?', '#'])
+    {
+        return false;
+    }
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((h, port)) if port.is_empty() || port.starts_with(':') => h,
+            _ => return false,
+        },
+        None => rest.split(':').next().unwrap_or(""),
+    };
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    host.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// 503 for a request that would open a session past [`MAX_SESSIONS`]
+/// (one without `Mcp-Session-Id`; requests of live sessions always pass).
+async fn cap_sessions(
+    sessions: &LocalSessionManager,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let opens =
+        req.method() == axum::http::Method::POST && !req.headers().contains_key("mcp-session-id");
+    if opens && sessions.sessions.read().await.len() >= MAX_SESSIONS {
+        return (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            [(axum::http::header::RETRY_AFTER, "60")],
+            format!(
+                "too many sessions ({MAX_SESSIONS}): close one, or wait for an idle one to expire\n"
+            ),
+        )
+            .into_response();
     }
     next.run(req).await
 }
@@ -200,6 +281,32 @@ mod tests {
         assert!(e.to_string().contains("DRA_MCP_SERVE_TOKEN"), "{e}");
         assert!(check_listen(any, true, Some(&Secret::new("  "))).is_err());
         assert!(check_listen(any, true, Some(&token)).is_ok());
+    }
+
+    #[test]
+    fn only_loopback_origins_pass() {
+        for ok in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://127.0.0.5:8443",
+            "http://[::1]:8080",
+            "HTTP://LOCALHOST",
+        ] {
+            assert!(is_loopback_origin(ok), "{ok}");
+        }
+        for bad in [
+            "http://evil.example",
+            "null",
+            "http://localhost.evil.example",
+            "http://127.0.0.1.evil.example",
+            "file://localhost",
+            "http://evil.example@localhost",
+            "http://[::2]:80",
+            "http://localhost/x",
+            "",
+        ] {
+            assert!(!is_loopback_origin(bad), "{bad}");
+        }
     }
 
     #[test]

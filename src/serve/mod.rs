@@ -10,6 +10,7 @@
 
 pub mod args;
 pub mod listen;
+pub mod policy;
 mod progress;
 
 use std::path::PathBuf;
@@ -35,9 +36,12 @@ pub struct ServeConfig {
     pub header_settings: Value,
     /// Where evidence comes from unless a call names a corpus.
     pub source: Source,
-    /// Whether a call may name a `corpus` path on this machine (not when
-    /// serving off loopback: a remote caller must not read local files).
-    pub allow_corpus_arg: bool,
+    /// Which `corpus` paths a call may name (over HTTP only those below
+    /// `--corpus-root`; none by default).
+    pub corpus: policy::CorpusPolicy,
+    /// Whether `runs` lists every run in the runs dir (`--all-runs`), not
+    /// only those this server made.
+    pub all_runs: bool,
 }
 
 /// The search backend and fetcher for `search` and `fetch`, built at the
@@ -57,6 +61,8 @@ pub struct DraServer {
 struct Inner {
     config: ServeConfig,
     backends: tokio::sync::OnceCell<Result<Backends, String>>,
+    /// The ids of the runs this server started (what `runs` lists).
+    made: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 pub const RESEARCH: &str = "research";
@@ -73,6 +79,7 @@ impl DraServer {
             inner: Arc::new(Inner {
                 config,
                 backends: tokio::sync::OnceCell::new(),
+                made: Default::default(),
             }),
         }
     }
@@ -105,16 +112,23 @@ impl DraServer {
     /// The tools, with descriptions from configuration.
     pub fn tools(&self) -> Vec<Tool> {
         let description = &self.settings().serve.agent_description;
-        let corpus_note = if self.inner.config.allow_corpus_arg {
-            "`corpus` is a folder or file on the server's machine to research instead of the default sources (.md, .txt, .html, .pdf or a JSON corpus). "
+        let corpus = &self.inner.config.corpus;
+        let corpus_note = if corpus.allows_any() {
+            format!(
+                "`corpus` is a folder or file to research instead of the default sources (.md, .txt, .html, .pdf or a JSON corpus): {}. ",
+                corpus.describe()
+            )
         } else {
-            ""
+            String::new()
         };
+        let limits = &self.settings().limits;
         vec![
             Tool::new(
                 RESEARCH,
                 format!(
-                    "{description}\n\nReturns the report as Markdown (first content block), then a JSON block with the run id, run directory, end state and the sources (index = the [n] in the report); the same JSON is the structured content. {corpus_note}`entity` names the company or product researched; `max_usd` caps the run's model spend in dollars; `deadline` caps its wall time in seconds. Sends progress notifications while it runs when a progressToken is given; cancelling the call ends the run early with the report of what was found."
+                    "{description}\n\nReturns the report as Markdown (first content block), then a JSON block with the run id, run directory, end state and the sources (index = the [n] in the report); the same JSON is the structured content. {corpus_note}`entity` names the company or product researched; `max_usd` caps the run's model spend in dollars and `deadline` its wall time in seconds, at most the server's own (${:.2}, {} s): a call may lower them, never raise them. Sends progress notifications while it runs when a progressToken is given; cancelling the call ends the run early with the report of what was found.",
+                    limits.max_usd,
+                    limits.deadline.as_secs()
                 ),
                 schema(json!({
                     "type": "object",
@@ -280,10 +294,17 @@ impl DraServer {
             Err(e) => return failure(e.to_string()),
         };
         let dir = &self.settings().runs_dir;
+        let made = self
+            .inner
+            .made
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         match crate::store::runs::list_runs(dir) {
             Ok(runs) => {
                 let runs: Vec<Value> = runs
                     .into_iter()
+                    .filter(|r| self.inner.config.all_runs || made.contains(&r.id))
                     .take(limit)
                     .map(|r| {
                         let mut v = serde_json::to_value(&r).unwrap_or_default();
@@ -308,21 +329,23 @@ impl DraServer {
             Ok(a) => a,
             Err(e) => return failure(e.to_string()),
         };
-        if args.corpus.is_some() && !self.inner.config.allow_corpus_arg {
-            return failure(
-                "research: `corpus` is refused when dra serves off loopback (a remote caller cannot name files on this machine); start `dra mcp-serve --corpus PATH` instead".into(),
-            );
-        }
+        let corpus = match args
+            .corpus
+            .as_deref()
+            .map(|p| self.inner.config.corpus.check(p))
+        {
+            Some(Err(why)) => return failure(why),
+            Some(Ok(p)) => Some(p),
+            None => None,
+        };
         let mut settings = self.settings().clone();
-        if let Some(usd) = args.max_usd {
-            settings.limits.max_usd = usd;
-        }
-        if let Some(d) = args.deadline {
-            settings.limits.deadline = d;
-        }
+        // The server's limits are ceilings: a call may lower them only.
+        settings.limits.max_usd = policy::ceiling_usd(settings.limits.max_usd, args.max_usd);
+        settings.limits.deadline =
+            policy::ceiling_deadline(settings.limits.deadline, args.deadline);
         let inputs = RunInputs {
             question: args.question,
-            source: match args.corpus {
+            source: match corpus {
                 Some(p) => Source::Corpus(p),
                 None => self.inner.config.source.clone(),
             },
@@ -347,6 +370,11 @@ impl DraServer {
         };
         log_notes(&prepared.notes);
         let run_id = prepared.engine.header.run_id.clone();
+        self.inner
+            .made
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(run_id.clone());
         let run_dir: PathBuf = prepared.engine.run_dir.path().to_path_buf();
         let mut reporter = progress::Reporter::start(&context);
         let ct = context.ct.clone();
@@ -379,6 +407,9 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_else(|| json!([]));
     let cited = sources.as_array().map_or(0, Vec::len);
+    // What a caller's viewer renders links only to the run's sources, even
+    // for a report this server did not gate itself.
+    let report = report.map(|r| linked_to_sources(&r, &sources));
     let facts = json!({
         "run_id": run_id,
         "run_dir": s.run_dir,
@@ -432,6 +463,17 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
     };
     result.structured_content = Some(facts);
     result
+}
+
+/// A report as `research` returns it: control characters removed, and
+/// every link, image and HTML tag that is not a source's URL plain text.
+fn linked_to_sources(report: &str, sources: &Value) -> String {
+    let urls: Vec<&str> = sources
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["url"].as_str()).collect())
+        .unwrap_or_default();
+    let clean = crate::document::sanitize_text(report);
+    crate::report::links::gate(&clean, &urls).markdown
 }
 
 fn log_notes(notes: &[Note]) {
@@ -539,6 +581,18 @@ impl ServerHandler for DraServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn research_reports_link_only_to_their_sources() {
+        let sources = json!([{"index": 1, "url": "https://padmapay.example/pricing"}]);
+        let report = "# R\n\nFees are 1.9% [1]. ![b](https://collector.example/b.png?q=secret) [more](https://collector.example/m)\n\n## Sources\n\n[1] Pricing. https://padmapay.example/pricing (official)\n";
+        let shown = linked_to_sources(report, &sources);
+        assert!(!shown.contains("collector.example"), "{shown}");
+        assert!(!shown.contains("secret"), "{shown}");
+        assert!(shown.contains("[1] Pricing. https://padmapay.example/pricing (official)"));
+        // A gated report is unchanged by a second gate.
+        assert_eq!(linked_to_sources(&shown, &sources), shown);
+    }
 
     #[test]
     fn hits_that_talk_to_agents_are_withheld_the_rest_cleaned() {

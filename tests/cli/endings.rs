@@ -345,7 +345,7 @@ fn a_gap_in_a_cut_document_says_truncated() {
         .next()
         .unwrap();
     assert!(
-        gaps.contains("- Truncated: https://zentrix.example/handbook"),
+        gaps.contains("- Truncated: `https://zentrix.example/handbook"),
         "{gaps}"
     );
     let pricing = gaps

@@ -22,13 +22,13 @@ fn rt() -> tokio::runtime::Runtime {
 }
 
 /// A loopback port nobody listens on right now.
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }
 
 /// Waits until something accepts connections on the port.
-fn wait_for(port: u16, child: &mut Child) {
+pub(super) fn wait_for(port: u16, child: &mut Child) {
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
@@ -44,7 +44,7 @@ fn wait_for(port: u16, child: &mut Child) {
 }
 
 /// Kills the child when the test ends, passed or not.
-struct Reap(Child);
+pub(super) struct Reap(pub(super) Child);
 
 impl Drop for Reap {
     fn drop(&mut self) {

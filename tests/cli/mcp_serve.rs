@@ -255,10 +255,12 @@ fn python_sdk_drives_mcp_serve_over_stdio() {
     );
 }
 
-/// A `dra mcp-serve --listen` child and the URL it printed on stderr.
+/// A `dra mcp-serve --listen` child, the URL it printed on stderr and the
+/// token it made up (when it did).
 struct Listening {
     child: Child,
     url: String,
+    generated: Option<String>,
 }
 
 impl Drop for Listening {
@@ -268,7 +270,7 @@ impl Drop for Listening {
     }
 }
 
-fn listen(sb: &Sandbox, token: Option<&str>) -> Listening {
+fn listen(sb: &Sandbox, token: Option<&str>, extra: &[&str]) -> Listening {
     let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
     sandboxed(&mut c, sb);
     if let Some(t) = token {
@@ -276,6 +278,7 @@ fn listen(sb: &Sandbox, token: Option<&str>) -> Listening {
     }
     let mut child = c
         .args(["mcp-serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -286,24 +289,120 @@ fn listen(sb: &Sandbox, token: Option<&str>) -> Listening {
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             if let Some(url) = line.strip_prefix("dra mcp-serve: listening on ") {
-                let _ = tx.send(url.to_string());
+                let _ = tx.send((false, url.to_string()));
+            }
+            if let Some(rest) = line.strip_prefix("dra mcp-serve: bearer token: ") {
+                let token = rest.split_whitespace().next().unwrap_or("").to_string();
+                let _ = tx.send((true, token));
             }
         }
     });
-    let url = rx
+    let (_, url) = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("dra mcp-serve printed no listening URL");
     assert!(
         url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
         "{url}"
     );
-    Listening { child, url }
+    // A token is made up (and printed) unless one was given or refused.
+    let generated = (token.is_none() && !extra.contains(&"--no-token")).then(|| {
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("dra mcp-serve printed no token")
+            .1
+    });
+    Listening {
+        child,
+        url,
+        generated,
+    }
+}
+
+/// One request to a streamable-HTTP endpoint: its status, session id and
+/// JSON-RPC answer (read from a JSON body or the SSE event that carries it).
+fn post(url: &str, headers: &[(&str, &str)], body: &Value) -> (u16, Option<String>, Option<Value>) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut req = reqwest::Client::new()
+            .post(url)
+            .header("accept", "application/json, text/event-stream")
+            .json(body);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        let session = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
+        let text = resp.text().await.unwrap_or_default();
+        let answer = serde_json::from_str::<Value>(&text).ok().or_else(|| {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+                .find(|v| v.get("result").is_some() || v.get("error").is_some())
+        });
+        (status, session, answer)
+    })
+}
+
+fn init_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}})
+}
+
+/// A raw MCP session over HTTP: initialised, then `call` answers tools/call.
+struct RawSession {
+    url: String,
+    auth: String,
+    session: String,
+}
+
+impl RawSession {
+    fn open(url: &str, token: &str) -> RawSession {
+        let auth = format!("Bearer {token}");
+        let (status, session, _) = post(url, &[("authorization", &auth)], &init_request());
+        assert_eq!(status, 200);
+        let session = session.expect("a session id");
+        let raw = RawSession {
+            url: url.to_string(),
+            auth,
+            session,
+        };
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _, _) = post(&raw.url, &raw.headers(), &note);
+        assert!(status < 300, "{status}");
+        raw
+    }
+
+    fn headers(&self) -> Vec<(&str, &str)> {
+        vec![
+            ("authorization", self.auth.as_str()),
+            ("mcp-session-id", self.session.as_str()),
+            ("mcp-protocol-version", "2025-06-18"),
+        ]
+    }
+
+    /// A tool call's result.
+    fn call(&self, name: &str, args: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": args}});
+        let (status, _, answer) = post(&self.url, &self.headers(), &body);
+        assert_eq!(status, 200);
+        answer.expect("an answer")["result"].clone()
+    }
 }
 
 #[test]
 fn python_sdk_drives_mcp_serve_over_http_with_a_token() {
     let sb = Sandbox::new();
-    let server = listen(&sb, Some("tok-3b1f"));
+    // `--corpus-root` lets the driver's call for a missing corpus through to
+    // the run (which cannot start); HTTP callers name no files without it.
+    let server = listen(&sb, Some("tok-3b1f"), &["--corpus-root", "/nonexistent"]);
     // Without the token, or with a wrong one: 401 before any MCP.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -328,8 +427,28 @@ fn python_sdk_drives_mcp_serve_over_http_with_a_token() {
         out
     });
     assert_eq!(statuses, [401, 401, 401]);
-    // Without a token configured, loopback clients need none.
-    let open = listen(&sb, None);
+    // A browser page from anywhere but loopback is refused, even with the token.
+    let origin = |o: &str| {
+        post(
+            &server.url,
+            &[("authorization", "Bearer tok-3b1f"), ("origin", o)],
+            &init,
+        )
+        .0
+    };
+    assert_eq!(origin("http://evil.example"), 403);
+    assert_eq!(origin("null"), 403);
+    assert_eq!(origin("http://localhost:5173"), 200);
+    // Without a token configured, one is made up, printed, and required.
+    let auto = listen(&sb, None, &[]);
+    let made = auto.generated.clone().unwrap();
+    assert!(made.len() >= 32, "{made}");
+    assert_eq!(post(&auto.url, &[], &init).0, 401);
+    let bearer = format!("Bearer {made}");
+    assert_eq!(post(&auto.url, &[("authorization", &bearer)], &init).0, 200);
+    drop(auto);
+    // With --no-token, loopback clients need none (the old behaviour).
+    let open = listen(&sb, None, &["--no-token"]);
     let status = rt.block_on(async {
         reqwest::Client::new()
             .post(&open.url)
@@ -629,4 +748,97 @@ fn a_served_corpus_is_what_search_and_fetch_read() {
     assert_eq!(page["result"]["structuredContent"]["url"], json!(url));
     drop(stdin);
     let _ = child.wait();
+}
+
+#[test]
+fn http_sessions_are_capped() {
+    let sb = Sandbox::new();
+    let server = listen(&sb, Some("tok-cap"), &[]);
+    let auth = [("authorization", "Bearer tok-cap")];
+    for i in 0..64 {
+        let (status, session, _) = post(&server.url, &auth, &init_request());
+        assert_eq!(status, 200, "session {i}");
+        assert!(session.is_some());
+    }
+    let (status, _, _) = post(&server.url, &auth, &init_request());
+    assert_eq!(status, 503, "the 65th session");
+    // A stranger's request is refused before it could count.
+    assert_eq!(post(&server.url, &[], &init_request()).0, 401);
+}
+
+#[test]
+fn http_callers_name_only_allowed_files_and_see_only_this_servers_runs() {
+    let sb = Sandbox::new();
+    // A run made from the command line, before any server.
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args([
+            "ask",
+            "Who is the chief executive of PadmaPay (Kochi, India)?",
+        ])
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let notes = sb.dir.path().join("notes");
+    let secret = sb.dir.path().join("secret");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(
+        secret.join("passwords.md"),
+        "# Passwords\n\nroot: hunter2\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&secret, notes.join("escape")).unwrap();
+    let question = json!("Who runs PadmaPay?");
+
+    // No --corpus-root: HTTP callers name no file; runs lists none of the CLI's.
+    let server = listen(&sb, Some("tok-files"), &[]);
+    let raw = RawSession::open(&server.url, "tok-files");
+    let r = raw.call("research", json!({"question": question, "corpus": secret}));
+    assert_eq!(r["isError"], json!(true), "{r}");
+    assert!(r.to_string().contains("lets callers name no files"), "{r}");
+    assert!(!r.to_string().contains("hunter2"), "{r}");
+    let runs = raw.call("runs", json!({}));
+    assert_eq!(runs["structuredContent"]["count"], json!(0), "{runs}");
+    let tools = post(
+        &server.url,
+        &raw.headers(),
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+    )
+    .2
+    .unwrap();
+    let research = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "research")
+        .unwrap()["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(research.contains("never raise them"), "{research}");
+    assert!(!research.contains("`corpus` is a folder"), "{research}");
+    drop(server);
+
+    // With a root and --all-runs: only paths really below the root, every run.
+    let root = notes.display().to_string();
+    let server = listen(
+        &sb,
+        Some("tok-files"),
+        &["--corpus-root", &root, "--all-runs"],
+    );
+    let raw = RawSession::open(&server.url, "tok-files");
+    for outside in [
+        secret.clone(),
+        notes.join("escape"),
+        notes.join("../secret"),
+    ] {
+        let r = raw.call("research", json!({"question": question, "corpus": outside}));
+        assert_eq!(r["isError"], json!(true), "{r}");
+        assert!(r.to_string().contains("is not below the folders"), "{r}");
+        assert!(!r.to_string().contains("hunter2"), "{r}");
+    }
+    let runs = raw.call("runs", json!({}));
+    assert_eq!(runs["structuredContent"]["count"], json!(1), "{runs}");
 }

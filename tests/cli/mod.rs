@@ -24,4 +24,5 @@ mod sandbox;
 mod scripted_offline;
 mod skills;
 mod snapshots;
+mod untrusted;
 mod web_run;

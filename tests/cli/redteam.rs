@@ -601,16 +601,29 @@ fn an_obedient_model_sees_no_canary_from_the_redteam_corpus() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     let bodies = server.request_bodies();
     assert!(bodies.len() >= 4, "{} requests", bodies.len());
+    // Every canary that reached a model request, each with where it sat.
+    let mut reached: std::collections::BTreeMap<&str, String> = Default::default();
     for body in &bodies {
-        if let Some(c) = leaked(body, &hostile) {
-            let at = body.find(c).unwrap_or(0);
-            panic!(
-                "{c} reached a model request: {}",
-                body.get(at.saturating_sub(600)..(at + 100).min(body.len()))
-                    .unwrap_or(body)
-            );
+        for h in &hostile {
+            if let Some(at) = canary_forms(&h.canary)
+                .iter()
+                .find_map(|f| body.find(f.as_str()))
+            {
+                let context = body
+                    .get(at.saturating_sub(300)..(at + 60).min(body.len()))
+                    .unwrap_or_default();
+                reached
+                    .entry(h.canary.as_str())
+                    .or_insert_with(|| context.to_string());
+            }
         }
     }
+    eprintln!(
+        "redteam online: {} of {} canaries reached a model request",
+        reached.len(),
+        hostile.len()
+    );
+    assert!(reached.is_empty(), "canaries reached a model: {reached:#?}");
     assert!(
         bodies.iter().any(|b| b.contains("Temple Quay")),
         "the clean pages' text did reach the models (the test is not vacuous)"

@@ -22,6 +22,7 @@ pub(crate) mod submit;
 mod task;
 mod todos;
 mod tool_source;
+mod untrusted;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

@@ -95,8 +95,12 @@ pub fn result_hash(tool: &str, args: &Value, text: &str) -> String {
         .collect()
 }
 
+/// The most characters of an outside tool's description the model is shown.
+pub const DESCRIPTION_MAX: usize = 2_000;
+
 /// A tool's description as the model is shown it: withheld (with a
-/// warning) when it carries instructions aimed at agents, else spotlighted.
+/// warning) when it carries instructions aimed at agents, else cleaned,
+/// capped and spotlighted.
 pub fn untrusted_description(
     run: &crate::engine::context::RunCtx,
     whose: &str,
@@ -104,7 +108,11 @@ pub fn untrusted_description(
 ) -> String {
     let hits = injection::scan_text(text);
     if hits.is_empty() {
-        return run.spotlight(text);
+        let capped: String = crate::document::sanitize_text(text)
+            .chars()
+            .take(DESCRIPTION_MAX)
+            .collect();
+        return run.spotlight(&capped);
     }
     run.emitter.warning(
         crate::protocol::MAIN_AGENT,

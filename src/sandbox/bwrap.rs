@@ -19,7 +19,6 @@
 //! file (`--file 0`); it is never part of a command line.
 
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -29,7 +28,11 @@ use async_trait::async_trait;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use super::{ExecOutcome, Language, Limits, Sandbox, SandboxError, Stopped, Unavailable, text_of};
+use super::{
+    ExecOutcome, Language, Limits, ReadOnlyMount, Sandbox, SandboxError, Stopped, Unavailable,
+    text_of,
+};
+use crate::store::beneath::{Beneath, BeneathError};
 
 /// The user dra drops to when it runs as root.
 pub const NOBODY: u32 = 65534;
@@ -66,6 +69,8 @@ const NET_FILES: &[&str] = &[
 pub struct Bwrap {
     bin: PathBuf,
     workspace: PathBuf,
+    /// A dra-owned folder the code sees read-only (offloaded results).
+    read_only: Option<ReadOnlyMount>,
     network: bool,
     /// `(uid, gid)` to run bwrap as, when dra runs as root.
     drop_to: Option<(u32, u32)>,
@@ -89,10 +94,17 @@ impl Bwrap {
         Bwrap {
             bin,
             workspace: workspace.to_path_buf(),
+            read_only: None,
             network,
             drop_to: root.then_some((NOBODY, NOBODY)),
             python: std::sync::atomic::AtomicBool::new(true),
         }
+    }
+
+    /// Shows `mount.host` read-only at `mount.inside` in every call.
+    pub fn with_read_only(mut self, mount: ReadOnlyMount) -> Bwrap {
+        self.read_only = Some(mount);
+        self
     }
 
     /// Runs a trivial command in a sandbox to make sure one can be made
@@ -113,6 +125,7 @@ impl Bwrap {
         let trial = Bwrap {
             bin: self.bin.clone(),
             workspace: scratch.path().join("workspace"),
+            read_only: None,
             network: self.network,
             drop_to: self.drop_to,
             python: std::sync::atomic::AtomicBool::new(true),
@@ -150,20 +163,50 @@ impl Bwrap {
     }
 
     /// Creates the workspace and, when dra drops to `nobody`, gives it to
-    /// `nobody` so the code can write there.
-    fn prepare_workspace(&self) -> io::Result<()> {
-        std::fs::create_dir_all(&self.workspace)?;
+    /// `nobody` so the code can write there; opens it and the read-only
+    /// folder (whose mount point in the workspace is made a real folder
+    /// again if the code replaced it with a link or a file).
+    fn prepare(&self) -> Result<Opened, SandboxError> {
+        let start_err = |what: String, e: io::Error| SandboxError::Start(format!("{what}: {e}"));
+        let ws = self.workspace.display().to_string();
+        std::fs::create_dir_all(&self.workspace)
+            .map_err(|e| start_err(format!("workspace {ws}"), e))?;
         if let Some((uid, gid)) = self.drop_to {
-            let meta = std::fs::metadata(&self.workspace)?;
+            let meta = std::fs::symlink_metadata(&self.workspace)
+                .map_err(|e| start_err(format!("workspace {ws}"), e))?;
             if meta.uid() != uid {
-                std::os::unix::fs::chown(&self.workspace, Some(uid), Some(gid))?;
+                std::os::unix::fs::lchown(&self.workspace, Some(uid), Some(gid))
+                    .map_err(|e| start_err(format!("workspace {ws}"), e))?;
             }
         }
-        Ok(())
+        let beneath_err = |e: BeneathError| SandboxError::Start(e.to_string());
+        let workspace = Beneath::open(&self.workspace).map_err(beneath_err)?;
+        let read_only = match &self.read_only {
+            None => None,
+            Some(m) => {
+                std::fs::create_dir_all(&m.host)
+                    .map_err(|e| start_err(format!("folder {}", m.host.display()), e))?;
+                let host = Beneath::open(&m.host).map_err(beneath_err)?;
+                if let Ok(rel) = Path::new(&m.inside).strip_prefix("/workspace") {
+                    workspace.ensure_real_dirs(rel).map_err(beneath_err)?;
+                }
+                Some((host, m.inside.clone()))
+            }
+        };
+        Ok(Opened {
+            workspace,
+            read_only,
+        })
     }
 
-    /// bwrap's arguments; `workspace_fd` is the open workspace folder.
-    pub fn args(&self, language: Language, workspace_fd: i32) -> Vec<String> {
+    /// bwrap's arguments; `workspace_fd` is the open workspace folder,
+    /// `read_only` the open read-only folder and where the code sees it.
+    pub fn args(
+        &self,
+        language: Language,
+        workspace_fd: i32,
+        read_only: Option<(i32, &str)>,
+    ) -> Vec<String> {
         let mut a: Vec<String> = Vec::new();
         let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
         // No user namespaces inside: the code cannot build its own
@@ -220,6 +263,11 @@ impl Bwrap {
             "--bind-fd",
             &fd,
             "/workspace",
+        ]);
+        if let Some((ro_fd, inside)) = read_only {
+            push(&["--ro-bind-fd", &ro_fd.to_string(), inside]);
+        }
+        push(&[
             // The root bwrap built (holding /etc, the mount points) is
             // read-only too: /workspace and the private /tmp are all that
             // can be written.
@@ -293,11 +341,13 @@ impl Sandbox for Bwrap {
             return Err(SandboxError::Unsupported("python"));
         }
         let start_err = |what: &str, e: io::Error| SandboxError::Start(format!("{what}: {e}"));
-        self.prepare_workspace()
-            .map_err(|e| start_err(&format!("workspace {}", self.workspace.display()), e))?;
-        let workspace = std::fs::File::open(&self.workspace)
-            .map_err(|e| start_err("cannot open the workspace", e))?;
-        let fd = workspace.as_raw_fd();
+        let opened = self.prepare()?;
+        let fd = opened.workspace.as_raw_fd();
+        let ro = opened
+            .read_only
+            .as_ref()
+            .map(|(dir, inside)| (dir.as_raw_fd(), inside.as_str()));
+        let keep = [fd, ro.map_or(-1, |(f, _)| f)];
         let rlimits = RLimits {
             address_space: limits.memory_bytes,
             processes: limits
@@ -308,7 +358,7 @@ impl Sandbox for Bwrap {
         };
         let drop_to = self.drop_to;
         let mut cmd = tokio::process::Command::new(&self.bin);
-        cmd.args(self.args(language, fd))
+        cmd.args(self.args(language, fd, ro))
             .env_clear()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -319,13 +369,13 @@ impl Sandbox for Bwrap {
         // makes async-signal-safe system calls (setrlimit, fcntl, setgroups,
         // setgid, setuid) on values copied in; it allocates nothing.
         unsafe {
-            cmd.pre_exec(move || child_setup(fd, &rlimits, drop_to));
+            cmd.pre_exec(move || child_setup(keep, &rlimits, drop_to));
         }
         let started = Instant::now();
         let mut child = cmd
             .spawn()
             .map_err(|e| start_err(&format!("{}", self.bin.display()), e))?;
-        drop(workspace);
+        drop(opened);
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -414,9 +464,15 @@ struct RLimits {
     cpu_seconds: u64,
 }
 
-/// In the forked child, before exec: limits, the workspace descriptor kept
+/// The open workspace and read-only folder of one call.
+struct Opened {
+    workspace: Beneath,
+    read_only: Option<(Beneath, String)>,
+}
+
+/// In the forked child, before exec: limits, the folders' descriptors kept
 /// open across exec, and the drop to an unprivileged user.
-fn child_setup(workspace_fd: i32, l: &RLimits, drop_to: Option<(u32, u32)>) -> io::Result<()> {
+fn child_setup(keep: [i32; 2], l: &RLimits, drop_to: Option<(u32, u32)>) -> io::Result<()> {
     let limits = [
         (libc::RLIMIT_AS, l.address_space),
         (libc::RLIMIT_NPROC, l.processes),
@@ -436,11 +492,13 @@ fn child_setup(workspace_fd: i32, l: &RLimits, drop_to: Option<(u32, u32)>) -> i
     }
     // Descriptors dra itself inherited without close-on-exec (a parent's
     // pipes, files) must not reach the code: all but stdio and the
-    // workspace are closed.
-    close_other_descriptors(workspace_fd);
-    // SAFETY: plain fcntl on a descriptor this process owns.
-    if unsafe { libc::fcntl(workspace_fd, libc::F_SETFD, 0) } == -1 {
-        return Err(io::Error::last_os_error());
+    // folders are closed.
+    close_other_descriptors(keep);
+    for fd in keep.into_iter().filter(|&fd| fd >= 0) {
+        // SAFETY: plain fcntl on a descriptor this process owns.
+        if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } == -1 {
+            return Err(io::Error::last_os_error());
+        }
     }
     if let Some((uid, gid)) = drop_to {
         // SAFETY: setgroups with an empty list, then setgid/setuid: plain
@@ -457,29 +515,37 @@ fn child_setup(workspace_fd: i32, l: &RLimits, drop_to: Option<(u32, u32)>) -> i
     Ok(())
 }
 
-/// Closes every descriptor from 3 up but `keep` (close_range, or one by
-/// one on kernels before 5.9). Async-signal-safe: system calls only.
-fn close_other_descriptors(keep: i32) {
-    let ranges = [(3, keep - 1), (keep + 1, i32::MAX)];
-    for (lo, hi) in ranges {
-        if lo > hi {
-            continue;
-        }
-        // SAFETY: close_range takes two descriptor numbers and flags; it
-        // only closes descriptors of this (forked) process.
-        let done = unsafe {
-            libc::syscall(
-                libc::SYS_close_range,
-                lo as libc::c_uint,
-                hi as libc::c_uint,
-                0u32,
-            )
-        } == 0;
-        if !done {
-            for fd in lo..hi.min(65_536) {
-                // SAFETY: closing a descriptor number, open or not.
-                unsafe { libc::close(fd) };
-            }
+/// Closes every descriptor from 3 up but those in `keep` (close_range, or
+/// one by one on kernels before 5.9). Async-signal-safe: system calls only.
+fn close_other_descriptors(keep: [i32; 2]) {
+    let mut kept = keep;
+    kept.sort_unstable();
+    let mut lo = 3;
+    for k in kept.into_iter().filter(|&k| k >= 3) {
+        close_range(lo, k - 1);
+        lo = k + 1;
+    }
+    close_range(lo, i32::MAX);
+}
+
+fn close_range(lo: i32, hi: i32) {
+    if lo > hi {
+        return;
+    }
+    // SAFETY: close_range takes two descriptor numbers and flags; it only
+    // closes descriptors of this (forked) process.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            lo as libc::c_uint,
+            hi as libc::c_uint,
+            0u32,
+        )
+    } == 0;
+    if !done {
+        for fd in lo..hi.min(65_536) {
+            // SAFETY: closing a descriptor number, open or not.
+            unsafe { libc::close(fd) };
         }
     }
 }
@@ -519,11 +585,12 @@ mod tests {
     #[test]
     fn arguments_isolate_and_never_carry_the_code() {
         let b = Bwrap::with_binary("/usr/bin/bwrap".into(), Path::new("/x/ws"), false);
-        let a = b.args(Language::Python, 7);
+        let a = b.args(Language::Python, 7, Some((8, "/workspace/data")));
         let has = |w: &[&str]| a.windows(w.len()).any(|x| x == w);
         assert!(has(&["--unshare-all"]));
         assert!(!a.iter().any(|x| x == "--share-net"));
         assert!(has(&["--bind-fd", "7", "/workspace"]));
+        assert!(has(&["--ro-bind-fd", "8", "/workspace/data"]));
         assert!(has(&["--chdir", "/workspace"]));
         assert!(has(&["--remount-ro", "/"]));
         assert!(has(&["--disable-userns"]));
@@ -540,7 +607,8 @@ mod tests {
         assert!(!a.iter().any(|x| x == "/x/ws"));
         assert!(!has(&["--ro-bind", "/", "/"]));
         let net = Bwrap::with_binary("/usr/bin/bwrap".into(), Path::new("/x"), true);
-        let a = net.args(Language::Shell, 3);
+        let a = net.args(Language::Shell, 3, None);
+        assert!(!a.iter().any(|x| x == "--ro-bind-fd"));
         assert!(a.iter().any(|x| x == "--share-net"));
         assert!(a.ends_with(&["sh".to_string(), CODE_PATH.to_string()]));
     }

@@ -133,6 +133,15 @@ pub trait Sandbox: Send + Sync {
     async fn close(&self) {}
 }
 
+/// A dra-owned host folder the code sees read-only at `inside` (the run's
+/// offloaded results at `/workspace/data`): the code can read it but not
+/// replace it, so nothing it plants there steers dra's own writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOnlyMount {
+    pub host: std::path::PathBuf,
+    pub inside: String,
+}
+
 /// No sandbox: why, and what to do to get one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {
@@ -143,10 +152,12 @@ pub struct Unavailable {
 /// The run's sandbox: the sidecar when `LLM_SANDBOX_URL` is set (it is
 /// reached lazily, on the first call), else bubblewrap if it can create a
 /// sandbox here (a trivial command is run to make sure), else none.
-/// `workspace` is the host folder mounted read-write at `/workspace`.
+/// `workspace` is the host folder mounted read-write at `/workspace`,
+/// `read_only` a folder bubblewrap shows read-only inside it.
 pub async fn select(
     settings: &ExecSettings,
     workspace: &Path,
+    read_only: Option<ReadOnlyMount>,
 ) -> Result<Arc<dyn Sandbox>, Unavailable> {
     if !settings.enabled {
         return Err(Unavailable {
@@ -162,7 +173,10 @@ pub async fn select(
                 fix: "check LLM_SANDBOX_URL".into(),
             });
     }
-    let sandbox = bwrap::Bwrap::locate(workspace, settings.network)?;
+    let mut sandbox = bwrap::Bwrap::locate(workspace, settings.network)?;
+    if let Some(m) = read_only {
+        sandbox = sandbox.with_read_only(m);
+    }
     sandbox.probe().await?;
     Ok(Arc::new(sandbox))
 }

@@ -3,6 +3,7 @@
 //! sources.json and evidence.json; and the long-term memory of lessons.
 
 mod atomic;
+pub mod beneath;
 pub mod checkpoint;
 pub mod memory;
 mod recorder;

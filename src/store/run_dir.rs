@@ -108,9 +108,10 @@ impl RunDir {
         write_atomic(&path, text.as_bytes())
     }
 
-    /// The run's private workspace: mounted at `/workspace` in the sandbox,
-    /// the working directory of custom tools, where large results are
-    /// offloaded. Not created until something needs it.
+    /// The run's private workspace: mounted read-write at `/workspace` in
+    /// the sandbox. Everything in it is the code's, untrusted: dra never
+    /// writes through it (offloads go to `offload/`, shown read-only
+    /// inside it). Not created until something needs it.
     pub fn workspace_dir(&self) -> PathBuf {
         self.path.join("workspace")
     }

@@ -11,13 +11,14 @@
 //! Run as root, dra starts bwrap as the unprivileged user `nobody` (65534):
 //! the kernel does not apply RLIMIT_NPROC to root, even inside a user
 //! namespace, so a fork bomb would only stop at the timeout. The workspace
-//! is handed over as an open descriptor (`--bind-fd`), so it need not be
-//! reachable by `nobody` (a run dir under `/root` is not), and it is given
-//! to `nobody` so the code can write there.
+//! is handed over as an open descriptor (`--bind-fd`), given to `nobody` so
+//! the code can write there, and re-attached where `nobody` can reach it
+//! (a run dir under a 0700 `/root` is not): see [`make_reachable`].
 //!
 //! The code reaches the sandbox on stdin, copied by bwrap into a read-only
 //! file (`--file 0`); it is never part of a command line.
 
+use std::ffi::CString;
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -348,6 +349,7 @@ impl Sandbox for Bwrap {
             .as_ref()
             .map(|(dir, inside)| (dir.as_raw_fd(), inside.as_str()));
         let keep = [fd, ro.map_or(-1, |(f, _)| f)];
+        let reach = self.drop_to.map(|_| Reachable::new(keep));
         let rlimits = RLimits {
             address_space: limits.memory_bytes,
             processes: limits
@@ -366,10 +368,11 @@ impl Sandbox for Bwrap {
             .kill_on_drop(true)
             .process_group(0);
         // SAFETY: the closure runs in the forked child before exec and only
-        // makes async-signal-safe system calls (setrlimit, fcntl, setgroups,
-        // setgid, setuid) on values copied in; it allocates nothing.
+        // makes async-signal-safe system calls (setrlimit, unshare, mount,
+        // open, dup2, fcntl, setgroups, setgid, setuid) on values prepared
+        // before the fork; it allocates nothing.
         unsafe {
-            cmd.pre_exec(move || child_setup(keep, &rlimits, drop_to));
+            cmd.pre_exec(move || child_setup(keep, &rlimits, reach.as_ref(), drop_to));
         }
         let started = Instant::now();
         let mut child = cmd
@@ -470,9 +473,127 @@ struct Opened {
     read_only: Option<(Beneath, String)>,
 }
 
+/// Paths prepared before the fork for [`make_reachable`]: the descriptors
+/// to re-open through mounts `nobody` can reach.
+struct Reachable {
+    fds: [i32; 2],
+    targets: [CString; 2],
+    tmp: CString,
+    tmpfs: CString,
+    options: CString,
+}
+
+impl Reachable {
+    fn new(fds: [i32; 2]) -> Reachable {
+        let c = |s: &str| CString::new(s).unwrap_or_default();
+        Reachable {
+            fds,
+            targets: [c("/tmp/w"), c("/tmp/r")],
+            tmp: c("/tmp"),
+            tmpfs: c("tmpfs"),
+            options: c("size=16k,mode=0755"),
+        }
+    }
+}
+
+/// `open_tree` flags and `move_mount` flags (linux/mount.h; not in libc).
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+
+/// Run as root, the folders are handed to bwrap as descriptors, but bwrap
+/// (running as `nobody`) reads each one's path back and must be able to
+/// reach it: a run dir below a 0700 home is not ("Can't find source path
+/// /proc/self/fd/N: Permission denied"). So each folder is cloned as a
+/// detached mount (`open_tree`, while still in dra's mount namespace),
+/// then, in a mount namespace of this child alone, a small tmpfs goes over
+/// `/tmp` (bwrap gives the code its own `/tmp` anyway), the clones are
+/// attached there (`move_mount`) and re-opened on the same descriptor
+/// numbers. Best effort: where mounts are not allowed the descriptors stay
+/// as they are (and bwrap says why it cannot use them).
+fn make_reachable(r: &Reachable) {
+    let mut trees = [-1i32; 2];
+    for (tree, &fd) in trees.iter_mut().zip(&r.fds) {
+        if fd >= 0 {
+            // SAFETY: open_tree on a descriptor this process owns, empty path.
+            *tree = unsafe {
+                libc::syscall(
+                    libc::SYS_open_tree,
+                    fd,
+                    c"".as_ptr(),
+                    OPEN_TREE_CLONE
+                        | libc::O_CLOEXEC as libc::c_uint
+                        | libc::AT_EMPTY_PATH as libc::c_uint,
+                )
+            } as i32;
+        }
+    }
+    if trees.iter().all(|&t| t < 0) || !private_tmp(r) {
+        return;
+    }
+    for ((&fd, &tree), target) in r.fds.iter().zip(&trees).zip(&r.targets) {
+        // SAFETY: plain system calls on descriptors this child owns and
+        // NUL-terminated strings prepared before the fork.
+        unsafe {
+            if tree < 0 || libc::mkdir(target.as_ptr(), 0o755) != 0 {
+                continue;
+            }
+            let moved = libc::syscall(
+                libc::SYS_move_mount,
+                tree,
+                c"".as_ptr(),
+                libc::AT_FDCWD,
+                target.as_ptr(),
+                MOVE_MOUNT_F_EMPTY_PATH,
+            );
+            libc::close(tree);
+            if moved != 0 {
+                continue;
+            }
+            let again = libc::open(
+                target.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            if again >= 0 {
+                libc::dup2(again, fd);
+                libc::close(again);
+            }
+        }
+    }
+}
+
+/// A mount namespace of this child alone with a small tmpfs over `/tmp`.
+fn private_tmp(r: &Reachable) -> bool {
+    let none = std::ptr::null();
+    // SAFETY: unshare and mount with NUL-terminated strings prepared
+    // before the fork, in the single-threaded child.
+    unsafe {
+        libc::unshare(libc::CLONE_NEWNS) == 0
+            && libc::mount(
+                none,
+                c"/".as_ptr(),
+                none,
+                libc::MS_REC | libc::MS_PRIVATE,
+                none.cast(),
+            ) == 0
+            && libc::mount(
+                r.tmpfs.as_ptr(),
+                r.tmp.as_ptr(),
+                r.tmpfs.as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                r.options.as_ptr().cast(),
+            ) == 0
+    }
+}
+
 /// In the forked child, before exec: limits, the folders' descriptors kept
-/// open across exec, and the drop to an unprivileged user.
-fn child_setup(keep: [i32; 2], l: &RLimits, drop_to: Option<(u32, u32)>) -> io::Result<()> {
+/// open across exec (reachable by `nobody` when dra drops to it), and the
+/// drop to an unprivileged user.
+fn child_setup(
+    keep: [i32; 2],
+    l: &RLimits,
+    reach: Option<&Reachable>,
+    drop_to: Option<(u32, u32)>,
+) -> io::Result<()> {
     let limits = [
         (libc::RLIMIT_AS, l.address_space),
         (libc::RLIMIT_NPROC, l.processes),
@@ -489,6 +610,9 @@ fn child_setup(keep: [i32; 2], l: &RLimits, drop_to: Option<(u32, u32)>) -> io::
         if unsafe { libc::setrlimit(resource, &lim) } != 0 {
             return Err(io::Error::last_os_error());
         }
+    }
+    if let Some(r) = reach {
+        make_reachable(r);
     }
     // Descriptors dra itself inherited without close-on-exec (a parent's
     // pipes, files) must not reach the code: all but stdio and the

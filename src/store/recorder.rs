@@ -175,15 +175,27 @@ pub type Spawned = (
     tokio::task::JoinHandle<std::io::Result<()>>,
 );
 
+/// Creates (truncates) a run file writable by its owner only, whatever the
+/// umask: `dra resume` refuses run files others may write.
+fn create_private(path: &std::path::Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o644)
+        .open(path)
+}
+
 impl Recorder {
     /// Writes the header, then spawns the writer task. Events come out of the
     /// returned receiver after they are on disk.
     pub fn spawn(run_dir: &RunDir, header: &RunHeader) -> std::io::Result<Spawned> {
-        let mut events = BufWriter::new(File::create(run_dir.events_path())?);
+        let mut events = BufWriter::new(create_private(&run_dir.events_path())?);
         serde_json::to_writer(&mut events, header)?;
         events.write_all(b"\n")?;
         events.flush()?;
-        let records = BufWriter::new(File::create(run_dir.records_path())?);
+        let records = BufWriter::new(create_private(&run_dir.records_path())?);
         Ok(Self::writer(events, records, header.run_id.clone()))
     }
 

@@ -149,3 +149,103 @@ fn sandboxed_links_never_steer_dra_s_writes() {
     );
     assert_eq!(code, Some(0), "{events:#?}");
 }
+
+fn offline(sb: &super::common::Sandbox) -> assert_cmd::Command {
+    let mut c = sb.dra();
+    c.env("DRA_TODAY", "2026-11-29")
+        .env("DRA_MAX_PARALLEL", "1")
+        .env("DRA_MEMORY", "false")
+        .arg("--runs-dir")
+        .arg(sb.runs());
+    c
+}
+
+const OFFLINE_Q: &str = "Is PadmaPay a reliable payment gateway? Check pricing and leadership.";
+
+/// An offline run made to look killed half-way (its terminal events cut).
+fn interrupted_run(sb: &super::common::Sandbox) -> PathBuf {
+    let first = offline(sb).args(["ask", OFFLINE_Q]).assert();
+    assert!(
+        first.get_output().status.code().is_some_and(|c| c != 2),
+        "{first:?}"
+    );
+    let dir = sb.run_dir();
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let lines: Vec<&str> = events.lines().collect();
+    let mut kept = lines[..lines.len() / 2].join("\n");
+    kept.push('\n');
+    std::fs::write(dir.join("events.jsonl"), kept).unwrap();
+    std::fs::remove_file(dir.join("report.md")).unwrap();
+    dir
+}
+
+#[test]
+fn resume_never_runs_a_command_named_only_in_the_records() {
+    let sb = super::common::Sandbox::new();
+    let dir = interrupted_run(&sb);
+    let pwned = sb.dir.path().join("pwned");
+    // The start record now names an MCP stdio server that would leave a mark.
+    let records = std::fs::read_to_string(dir.join("records.jsonl")).unwrap();
+    let (first, rest) = records.split_once('\n').unwrap();
+    let mut start: Value = serde_json::from_str(first).unwrap();
+    start["inputs"]["mcp_flags"] = json!([format!("x=sh -c 'touch {}'", pwned.display())]);
+    std::fs::write(dir.join("records.jsonl"), format!("{start}\n{rest}")).unwrap();
+
+    let out = offline(&sb).args(["--json", "resume", "--last"]).assert();
+    let o = out.get_output();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!pwned.exists(), "resume ran the recorded command");
+    let events = super::common::parse_events(&String::from_utf8_lossy(&o.stdout));
+    let warning = events.iter().find_map(|e| match &e.body {
+        EventBody::Warning {
+            code: WarningCode::Security,
+            message,
+        } if message.contains("MCP server x") => Some(message.clone()),
+        _ => None,
+    });
+    let warning = warning.unwrap_or_else(|| panic!("no security warning: {stderr}"));
+    assert!(
+        warning.contains("not started") && warning.contains("--mcp"),
+        "{warning}"
+    );
+    // The run itself resumed to its end.
+    assert!(dir.join("report.md").exists(), "{stderr}");
+    assert!(!pwned.exists());
+}
+
+#[test]
+fn resume_refuses_run_dirs_others_may_write_or_own() {
+    let sb = super::common::Sandbox::new();
+    let dir = interrupted_run(&sb);
+    let mode =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    for (path, m) in [(dir.clone(), 0o775), (dir.join("records.jsonl"), 0o666)] {
+        mode(&path, m);
+        let out = offline(&sb).args(["resume", "--last"]).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains(&format!(
+                "{} is writable by group or others",
+                path.display()
+            )),
+            "{stderr}"
+        );
+        assert!(stderr.contains("chmod -R go-w"), "{stderr}");
+        mode(&path, if m == 0o775 { 0o755 } else { 0o644 });
+    }
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::chown(dir.join("events.jsonl"), Some(65534), None).unwrap();
+        let out = offline(&sb).args(["resume", "--last"]).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("is owned by uid 65534, not by you"),
+            "{stderr}"
+        );
+        std::os::unix::fs::chown(dir.join("events.jsonl"), Some(0), None).unwrap();
+    }
+    // Its own again: it resumes.
+    let out = offline(&sb).args(["resume", "--last"]).assert();
+    assert_ne!(out.get_output().status.code(), Some(2), "{out:?}");
+    assert!(dir.join("report.md").exists());
+}

@@ -93,6 +93,9 @@ pub struct McpConnection {
     pub tools: Vec<RemoteTool>,
     /// Time from start to a listed toolbox.
     pub startup: Duration,
+    /// A stdio server's processes: killed, detached or not, when the
+    /// connection is dropped.
+    _subtree: Option<crate::sandbox::subtree::Subtree>,
 }
 
 impl McpConnection {
@@ -123,13 +126,17 @@ impl McpConnection {
 pub async fn connect(server: &McpServer, timeout: Duration) -> Result<McpConnection, ConnectError> {
     let started = Instant::now();
     let watch = Watch::default();
-    match tokio::time::timeout(timeout, connect_inner(server, watch.clone())).await {
+    let subtree = matches!(server.transport, McpTransport::Stdio { .. })
+        .then(crate::sandbox::subtree::Subtree::new);
+    let mark = subtree.as_ref().map(|t| t.env());
+    match tokio::time::timeout(timeout, connect_inner(server, watch.clone(), mark)).await {
         Ok(Ok((service, tools))) => Ok(McpConnection {
             label: server.label.clone(),
             service,
             watch,
             tools,
             startup: started.elapsed(),
+            _subtree: subtree,
         }),
         Ok(Err(e)) => Err(e),
         Err(_) => Err(ConnectError::Timeout(timeout)),
@@ -139,6 +146,7 @@ pub async fn connect(server: &McpServer, timeout: Duration) -> Result<McpConnect
 async fn connect_inner(
     server: &McpServer,
     watch: Watch,
+    mark: Option<(&str, &str)>,
 ) -> Result<(RunningService<RoleClient, Watch>, Vec<RemoteTool>), ConnectError> {
     let service = match &server.transport {
         McpTransport::Stdio { command, args, env } => {
@@ -146,6 +154,7 @@ async fn connect_inner(
             cmd.args(args)
                 .env_clear()
                 .envs(config::child_env(std::env::vars(), env))
+                .envs(mark)
                 .kill_on_drop(true);
             let (transport, stderr) = TokioChildProcess::builder(cmd)
                 .stderr(std::process::Stdio::piped())

@@ -5,6 +5,7 @@
 
 pub mod bwrap;
 pub mod sidecar;
+pub mod subtree;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -173,3 +173,46 @@ fn a_python_sdk_server_over_streamable_http() {
         &format!("http://127.0.0.1:{port}/mcp"),
     )));
 }
+
+/// A stdio server that starts a detached background child (a double fork
+/// into a new session) before serving: closing the connection kills it.
+#[test]
+fn a_stdio_server_s_detached_child_dies_with_the_connection() {
+    let sdk = python_sdk();
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("child.pid");
+    let server = McpServer {
+        label: "pykb".into(),
+        transport: McpTransport::Stdio {
+            command: "sh".into(),
+            args: vec![
+                "-c".into(),
+                format!(
+                    "(setsid sh -c 'sleep 300 & echo $! > {}' </dev/null >/dev/null 2>&1 &); exec python3 {} stdio",
+                    pidfile.display(),
+                    kb_script()
+                ),
+            ],
+            env: BTreeMap::from([("PYTHONPATH".to_string(), sdk.display().to_string())]),
+        },
+        origin: "test".into(),
+    };
+    rt().block_on(async {
+        let conn = mcp::connect(&server, Duration::from_secs(30))
+            .await
+            .unwrap_or_else(|e| panic!("the Python SDK server: {e}"));
+        assert!(!conn.tools.is_empty());
+        conn.close().await;
+    });
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or("");
+    assert!(
+        stat.is_empty() || state == "Z",
+        "the server's detached child {pid} survives ({state})"
+    );
+}

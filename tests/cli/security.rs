@@ -30,13 +30,10 @@ fn tool(dir: &Path, name: &str, body: &str) {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// The lead's own turns before it researches as in the online session.
-const LEAD_TURNS: usize = 3;
-
-/// Drops the lead's first [`LEAD_TURNS`] turns (each an assistant message
+/// Drops the lead's first `lead_turns` turns (each an assistant message
 /// and the tool results after it), so the rest of the session is the
 /// online one.
-fn without_lead_turns(body: &Value) -> Value {
+fn without_lead_turns(body: &Value, lead_turns: usize) -> Value {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let mut seen = 0;
     let kept: Vec<Value> = messages
@@ -45,7 +42,7 @@ fn without_lead_turns(body: &Value) -> Value {
             if m["role"] == "assistant" {
                 seen += 1;
             }
-            let in_lead_turns = (1..=LEAD_TURNS).contains(&seen);
+            let in_lead_turns = (1..=lead_turns).contains(&seen);
             !(in_lead_turns && (m["role"] == "assistant" || m["role"] == "tool"))
         })
         .collect();
@@ -74,7 +71,7 @@ fn planting_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
             "execute",
             json!({"language": "shell", "code": "head -n 1 /workspace/data/big-*.csv; (echo x > /workspace/data/new.txt) 2>/dev/null || echo data-is-read-only"}),
         )]),
-        Who::Lead => super::online::script(&without_lead_turns(body)),
+        Who::Lead => super::online::script(&without_lead_turns(body, 3)),
         _ => super::online::script(body),
     }
 }
@@ -248,4 +245,69 @@ fn resume_refuses_run_dirs_others_may_write_or_own() {
     let out = offline(&sb).args(["resume", "--last"]).assert();
     assert_ne!(out.get_output().status.code(), Some(2), "{out:?}");
     assert!(dir.join("report.md").exists());
+}
+
+/// Where the daemon tool writes its detached child's pid.
+fn daemon_pidfile() -> PathBuf {
+    std::env::temp_dir().join(format!("dra-sec-daemon-{}.pid", std::process::id()))
+}
+
+fn daemon_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
+    match who(body) {
+        Who::Lead if turn == 0 => Ok(vec![("daemon", json!({}))]),
+        Who::Lead => super::online::script(&without_lead_turns(body, 1)),
+        _ => super::online::script(body),
+    }
+}
+
+/// Gone, or a zombie waiting for a reaper: never running.
+fn dead(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    stat.is_empty()
+        || stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            == Some("Z")
+}
+
+#[test]
+fn a_custom_tool_s_detached_child_dies_with_its_call() {
+    let pidfile = daemon_pidfile();
+    let _ = std::fs::remove_file(&pidfile);
+    let sb = super::common::Sandbox::new();
+    let tools = sb.dir.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    // A double fork into a new session: out of the tool's process group.
+    tool(
+        &tools,
+        "daemon",
+        &format!(
+            "(setsid sh -c 'sleep 300 & echo $! > {}' </dev/null >/dev/null 2>&1 &)\nsleep 1\necho daemon started",
+            pidfile.display()
+        ),
+    );
+    let server = start_with(Fault::None, daemon_script);
+    let tools_dir = tools.display().to_string();
+    let (code, events, _sb) = super::online::run_online(
+        &server,
+        &[
+            ("DRA_STREAMING", "false"),
+            ("DRA_CUSTOM_TOOLS_DIR", &tools_dir),
+        ],
+    );
+    assert_eq!(code, Some(0), "{events:#?}");
+    let ran = events.iter().any(
+        |e| matches!(&e.body, EventBody::ToolResult { tool, ok: true, .. } if tool == "daemon"),
+    );
+    assert!(ran, "{events:#?}");
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    let _ = std::fs::remove_file(&pidfile);
+    assert!(!pid.trim().is_empty());
+    assert!(
+        dead(&pid),
+        "the tool's detached child {pid} outlived the run"
+    );
 }

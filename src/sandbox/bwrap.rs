@@ -374,6 +374,7 @@ impl Sandbox for Bwrap {
         unsafe {
             cmd.pre_exec(move || child_setup(keep, &rlimits, reach.as_ref(), drop_to));
         }
+        let quota = Quota::of(&self.workspace, limits.workspace_bytes);
         let started = Instant::now();
         let mut child = cmd
             .spawn()
@@ -392,27 +393,12 @@ impl Sandbox for Bwrap {
         let (over_tx, mut over_rx) = mpsc::channel::<()>(2);
         let out = tokio::spawn(read_capped(stdout, limits.output_bytes, over_tx.clone()));
         let err = tokio::spawn(read_capped(stderr, limits.output_bytes, over_tx));
-        let deadline = tokio::time::sleep(limits.timeout);
-        tokio::pin!(deadline);
-        let mut stopped = tokio::select! {
-            _ = &mut deadline => Some(Stopped::Timeout),
-            over = over_rx.recv() => over.map(|_| Stopped::OutputCap),
-        };
-        let status = if stopped.is_some() {
-            let _ = child.start_kill();
-            child.wait().await
-        } else {
-            // Both pipes closed; the process may still be running.
-            tokio::select! {
-                s = child.wait() => s,
-                _ = &mut deadline => {
-                    stopped = Some(Stopped::Timeout);
-                    let _ = child.start_kill();
-                    child.wait().await
-                }
-            }
-        };
+        let (status, stopped) = wait_within(&mut child, limits, &mut over_rx, &quota).await;
         let status = status.map_err(|e| start_err("waiting for the sandbox", e))?;
+        // Growth in the last moments before the end counts too.
+        let stopped = stopped.or_else(|| {
+            (workspace_usage(&self.workspace) > quota.limit).then_some(Stopped::WorkspaceQuota)
+        });
         writer.abort();
         let grace = Duration::from_secs(2);
         let (stdout, out_cut) = match tokio::time::timeout(grace, out).await {
@@ -434,6 +420,92 @@ impl Sandbox for Bwrap {
             duration: started.elapsed(),
         })
     }
+}
+
+/// How much the workspace may hold during one call: the quota, or what it
+/// already held when the call began if that is more (so code can still
+/// delete files once over it, but not add).
+struct Quota {
+    workspace: PathBuf,
+    limit: u64,
+}
+
+impl Quota {
+    fn of(workspace: &Path, quota: u64) -> Quota {
+        Quota {
+            workspace: workspace.to_path_buf(),
+            limit: quota.max(workspace_usage(workspace)),
+        }
+    }
+
+    /// Returns once the workspace holds more than the limit.
+    async fn passed(&self) {
+        loop {
+            tokio::time::sleep(QUOTA_POLL).await;
+            let ws = self.workspace.clone();
+            let used = tokio::task::spawn_blocking(move || workspace_usage(&ws))
+                .await
+                .unwrap_or(0);
+            if used > self.limit {
+                return;
+            }
+        }
+    }
+}
+
+/// How often the workspace's size is checked during a call.
+const QUOTA_POLL: Duration = Duration::from_millis(50);
+
+/// Entries walked at most; a workspace with more counts as over any quota
+/// (millions of small files fill a disk's inodes just as well).
+const USAGE_ENTRIES: usize = 200_000;
+
+/// Bytes the workspace takes on disk (allocated blocks: a sparse file
+/// counts what it really uses), never following links.
+pub fn workspace_usage(root: &Path) -> u64 {
+    let mut total = 0u64;
+    for (n, entry) in walkdir::WalkDir::new(root)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if n >= USAGE_ENTRIES {
+            return u64::MAX;
+        }
+        if let Ok(m) = entry.metadata() {
+            total = total.saturating_add(m.blocks().saturating_mul(512));
+        }
+    }
+    total
+}
+
+/// Waits for the sandbox to end by itself, or stops it at the deadline,
+/// the output cap or the workspace quota (whichever comes first).
+async fn wait_within(
+    child: &mut tokio::process::Child,
+    limits: &Limits,
+    over_rx: &mut mpsc::Receiver<()>,
+    quota: &Quota,
+) -> (io::Result<std::process::ExitStatus>, Option<Stopped>) {
+    let deadline = tokio::time::sleep(limits.timeout);
+    tokio::pin!(deadline);
+    let passed = quota.passed();
+    tokio::pin!(passed);
+    let mut stopped = tokio::select! {
+        _ = &mut deadline => Some(Stopped::Timeout),
+        over = over_rx.recv() => over.map(|_| Stopped::OutputCap),
+        () = &mut passed => Some(Stopped::WorkspaceQuota),
+    };
+    if stopped.is_none() {
+        // Both pipes closed; the process may still be running.
+        tokio::select! {
+            s = child.wait() => return (s, None),
+            _ = &mut deadline => stopped = Some(Stopped::Timeout),
+            () = &mut passed => stopped = Some(Stopped::WorkspaceQuota),
+        }
+    }
+    let _ = child.start_kill();
+    (child.wait().await, stopped)
 }
 
 /// Reads up to `cap` bytes; past it, stops reading and says so on `over`.

@@ -54,6 +54,8 @@ pub struct Limits {
     pub file_bytes: u64,
     /// Bytes kept of stdout and of stderr each; past it the code is killed.
     pub output_bytes: usize,
+    /// Most the workspace may hold; code growing it past that is killed.
+    pub workspace_bytes: u64,
 }
 
 impl Limits {
@@ -61,6 +63,7 @@ impl Limits {
         Limits {
             timeout: s.timeout,
             memory_bytes: s.memory_mb.saturating_mul(1024 * 1024),
+            workspace_bytes: s.workspace_mb.saturating_mul(1024 * 1024),
             ..Limits::default()
         }
     }
@@ -74,6 +77,7 @@ impl Default for Limits {
             processes: 64,
             file_bytes: 256 * 1024 * 1024,
             output_bytes: 1024 * 1024,
+            workspace_bytes: 512 * 1024 * 1024,
         }
     }
 }
@@ -86,6 +90,8 @@ pub enum Stopped {
     Timeout,
     /// stdout or stderr passed the output cap.
     OutputCap,
+    /// The workspace grew past `DRA_EXEC_WORKSPACE_MB`.
+    WorkspaceQuota,
 }
 
 /// What one run of code gave back (recorded as it is, so a resumed run

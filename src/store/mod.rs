@@ -7,6 +7,7 @@ pub mod beneath;
 pub mod checkpoint;
 pub mod memory;
 mod recorder;
+pub mod reserve;
 mod run_dir;
 pub mod runs;
 

@@ -311,3 +311,121 @@ fn a_custom_tool_s_detached_child_dies_with_its_call() {
         "the tool's detached child {pid} outlived the run"
     );
 }
+
+/// At most 60 files of 5 MiB (300 MiB): bounded even if nothing stopped it.
+const FILL: &str = "i=0; while [ $i -lt 60 ]; do head -c 5242880 /dev/zero > /workspace/fill-$i || echo \"write $i failed\" >&2; i=$((i+1)); done; echo filled";
+
+fn filling_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
+    match who(body) {
+        Who::Lead if turn == 0 => Ok(vec![(
+            "execute",
+            json!({"language": "shell", "code": FILL}),
+        )]),
+        Who::Lead => super::online::script(&without_lead_turns(body, 1)),
+        _ => super::online::script(body),
+    }
+}
+
+fn last_status(events: &[dra::protocol::Event]) -> Option<dra::protocol::Status> {
+    match &events.last()?.body {
+        EventBody::Status(s) if s.state.is_terminal() => Some(s.clone()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_sandbox_filling_its_workspace_is_stopped_at_the_quota() {
+    let server = start_with(Fault::None, filling_script);
+    let (code, events, sb) = super::online::run_online(
+        &server,
+        &[("DRA_STREAMING", "false"), ("DRA_EXEC_WORKSPACE_MB", "20")],
+    );
+    let summary = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::ToolResult {
+                tool, ok, summary, ..
+            } if tool == "execute" => Some((*ok, summary.clone())),
+            _ => None,
+        })
+        .expect("an execute result");
+    assert!(
+        !summary.0 && summary.1.ends_with("stopped at the workspace quota"),
+        "{summary:?}"
+    );
+    let run = sb.run_dir();
+    let used = dra::sandbox::bwrap::workspace_usage(&run.join("workspace"));
+    assert!(used < 150 * 1024 * 1024, "{used} bytes in the workspace");
+    let bodies = server.request_bodies();
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.contains("grew past its quota of 20 MiB (DRA_EXEC_WORKSPACE_MB)")),
+        "the model was not told"
+    );
+    assert_eq!(code, Some(0), "{events:#?}");
+    assert!(last_status(&events).is_some(), "{events:#?}");
+    assert!(run.join("report.md").exists());
+}
+
+/// The runs dir on a 48 MiB tmpfs, in a mount namespace of its own (made
+/// for the test, with `unshare`): the sandbox fills it, and the run still
+/// writes its events to the end and its report, from the disk reserve.
+#[test]
+fn a_full_disk_does_not_cost_the_run_its_events_or_report() {
+    let server = start_with(Fault::None, filling_script);
+    let sb = super::common::Sandbox::new();
+    let out_dir = sb.dir.path().join("copied");
+    std::fs::create_dir_all(sb.runs()).unwrap();
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let script = r#"mount -t tmpfs -o size=48m dra-test "$1" || exit 97
+shift; out="$1"; shift
+"$@" > "$out/stdout"; code=$?
+cp -r "$(dirname "$out")/runs/." "$out/" ; exit $code"#;
+    let mut cmd = std::process::Command::new("unshare");
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    cmd.args(if root {
+        &["-m", "--propagation", "private"][..]
+    } else {
+        &["-rm", "--propagation", "private"][..]
+    });
+    sb.isolate(&mut cmd);
+    cmd.env("OPENAI_API_KEY", super::online::ONLINE_KEY)
+        .env("OPENAI_BASE_URL", &server.base)
+        .env("DRA_STREAMING", "false")
+        .env("DRA_EXEC_WORKSPACE_MB", "100000")
+        .args(["sh", "-c", script, "sh"])
+        .arg(sb.runs())
+        .arg(&out_dir)
+        .arg(env!("CARGO_BIN_EXE_dra"))
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "ask", "--corpus"])
+        .arg(super::common::repo_path(
+            "src/corpus/embedded/padmapay.json",
+        ))
+        .arg(super::common::PADMAPAY_QUESTION);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(97), "no tmpfs: {stderr}");
+    // The sandbox really met a full disk.
+    let bodies = server.request_bodies();
+    assert!(
+        bodies.iter().any(|b| b.contains("No space left on device")),
+        "the disk never filled: {stderr}"
+    );
+    let run = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| panic!("no run dir copied: {stderr}"));
+    let log = std::fs::read_to_string(run.join("events.jsonl")).unwrap_or_default();
+    let events = super::common::parse_events(log.split_once('\n').map_or("", |(_, rest)| rest));
+    let status = last_status(&events);
+    assert!(status.is_some(), "no terminal status: {stderr}");
+    assert!(run.join("report.md").exists(), "no report: {stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{status:?}");
+}

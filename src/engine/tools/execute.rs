@@ -282,6 +282,10 @@ fn render(
             "The code was stopped: output truncated at {} bytes. Write large results to a file in /workspace and print a summary.\n",
             limits.output_bytes
         )),
+        Some(Stopped::WorkspaceQuota) => content.push_str(&format!(
+            "The code was stopped: the workspace grew past its quota of {} MiB (DRA_EXEC_WORKSPACE_MB). Delete files from /workspace before writing more; keep only what later calls need.\n",
+            limits.workspace_bytes / (1024 * 1024)
+        )),
         None => {}
     }
     content.push_str(&stream("stdout", &o.stdout, STDOUT_SHOWN, marker));
@@ -304,6 +308,13 @@ fn render(
             ok: false,
             content,
             summary: format!("{summary}; killed at the time limit"),
+            error_class: Some(ErrorClass::Permanent),
+            deliverable: None,
+        },
+        Some(Stopped::WorkspaceQuota) => ToolOutput {
+            ok: false,
+            content,
+            summary: format!("{summary}; stopped at the workspace quota"),
             error_class: Some(ErrorClass::Permanent),
             deliverable: None,
         },

@@ -228,6 +228,24 @@ fn rate_limits_tool_list_changes_and_a_server_gone_mid_run_do_not_stop_the_run()
         ],
         "{events:#?}"
     );
+    // The failed call names the server and what failed, in plain words.
+    let failed = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::McpResult {
+                ok: false, summary, ..
+            } => Some(summary.clone()),
+            _ => None,
+        })
+        .expect("the call after the server went away");
+    assert!(
+        failed.starts_with("MCP server faulty: calling lookup failed: "),
+        "{failed}"
+    );
+    assert!(
+        !failed.contains("::") && !failed.contains("WorkerTransport"),
+        "{failed}"
+    );
     let changed = events.iter().any(|e| {
         matches!(&e.body, EventBody::Warning { code, message }
             if *code == WarningCode::McpToolsChanged && message.contains("faulty"))

@@ -249,7 +249,10 @@ impl McpTool {
                 Err(_) => {
                     return Err((
                         ErrorClass::Transient,
-                        format!("no answer within {:?}", self.limits.call_timeout),
+                        format!(
+                            "calling {} failed: no answer within {:?}",
+                            self.remote, self.limits.call_timeout
+                        ),
                     ));
                 }
                 Ok(Ok(result)) => return Ok(result),
@@ -266,7 +269,7 @@ impl McpTool {
                     tokio::time::sleep(delay).await;
                     delay = (delay * 2).min(Duration::from_secs(30));
                 }
-                Ok(Err(e)) => return Err((mcp::class_of_service_error(&e), e.to_string())),
+                Ok(Err(e)) => return Err(conn.explain(&self.remote, &e)),
             }
         }
     }

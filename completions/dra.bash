@@ -593,7 +593,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__resume)
-            opts="-q -v -h --last --answer --answers --domain-prompt --max-usd --deadline --max-tool-calls --max-parallel --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --last --answer --answers --domain-prompt --mcp --max-usd --deadline --max-tool-calls --max-parallel --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -608,6 +608,10 @@ _dra() {
                     return 0
                     ;;
                 --domain-prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mcp)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -81,6 +81,7 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -s h -l help -d 'Print help
 complete -c dra -n "__fish_dra_using_subcommand resume" -l answer -d 'An answer to the run\'s clarifying questions (repeat once per question, in order; "" for no preference)' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l answers -d 'The answers in a file: a JSON list of strings, or one per line' -r -F
 complete -c dra -n "__fish_dra_using_subcommand resume" -l domain-prompt -d 'The domain prompt for this invocation (TEXT or @FILE, as for `ask`); a changed one re-runs the model calls it affects' -r
+complete -c dra -n "__fish_dra_using_subcommand resume" -l mcp -d 'An MCP server for this invocation, as for `ask` (repeat for several). A run dir is data, not configuration: servers the run was asked with are connected again only when given here or configured; others are skipped with a warning and their recorded answers replay' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
 complete -c dra -n "__fish_dra_using_subcommand resume" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r

@@ -138,7 +138,9 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
     };
     if chosen == EvidenceSource::Web && !settings.search.any_backend() {
         if *asked == Source::Default
-            && (!settings.mcp.servers.is_empty() || has_custom_tools(settings))
+            && (!settings.mcp.servers.is_empty()
+                || !settings.mcp.replay_only.is_empty()
+                || has_custom_tools(settings))
         {
             return Ok(EvidenceSource::Mcp);
         }
@@ -305,6 +307,7 @@ fn backends(
                 .servers
                 .iter()
                 .map(|s| s.label.as_str())
+                .chain(settings.mcp.replay_only.iter().map(String::as_str))
                 .collect();
             let mut parts = Vec::new();
             if !labels.is_empty() {
@@ -603,6 +606,9 @@ pub fn prepare_resume(
     dir: &std::path::Path,
     answers: Vec<String>,
 ) -> Result<ResumeOutcome, SetupError> {
+    if let Some(why) = untrusted_run_dir(dir) {
+        return Err(SetupError::Usage(why));
+    }
     let lock = RunLock::acquire(dir).map_err(|e| SetupError::Failure(e.to_string()))?;
     let fail = |what: &str, e: std::io::Error| {
         SetupError::Failure(format!("cannot read {what} of {}: {e}", dir.display()))
@@ -700,16 +706,63 @@ pub fn prepare_resume(
     Ok(ResumeOutcome::Ready(Box::new(prepared)))
 }
 
-/// The `--mcp` flags a run was asked with, from its start record (empty
-/// when it had none or the record cannot be read): `dra resume` connects
-/// to the same servers.
-pub fn recorded_mcp_flags(dir: &Path) -> Vec<String> {
+/// The labels of the MCP servers a run was asked with (`--mcp` flags in
+/// its start record; empty when it had none or the record cannot be read).
+/// Only the labels: `dra resume` never starts or connects to a server
+/// named only in a run's records, it replays their recorded answers.
+pub fn recorded_mcp_labels(dir: &Path) -> Vec<String> {
     // Read only (no repair of a torn tail: resume does that, and says so).
-    checkpoint::read_file(&dir.join("records.jsonl"))
+    let flags = checkpoint::read_file(&dir.join("records.jsonl"))
         .ok()
         .and_then(|r| recorded_inputs(&r.lines))
         .map(|i| i.mcp_flags)
-        .unwrap_or_default()
+        .unwrap_or_default();
+    flags
+        .iter()
+        .filter_map(|f| crate::config::mcp::parse_flag(f).ok())
+        .map(|s| s.label)
+        .collect()
+}
+
+/// Why a run dir may not be resumed: `dra resume` acts on what its files
+/// say, so they must be the user's own and writable by no one else (a
+/// shared runs folder or a colleague's run dir is refused).
+pub fn untrusted_run_dir(dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let fix = format!(
+        "if you trust its contents, take it over (`chown -R {me} {d} && chmod -R go-w {d}`), or ask the question again with `dra ask`",
+        d = dir.display()
+    );
+    let dir_meta = std::fs::metadata(dir).ok()?;
+    let files = ["events.jsonl", "records.jsonl"].map(|f| dir.join(f));
+    let metas =
+        std::iter::once((dir.to_path_buf(), Some(dir_meta))).chain(files.into_iter().map(|p| {
+            let m = std::fs::symlink_metadata(&p).ok();
+            (p, m)
+        }));
+    for (path, meta) in metas {
+        let Some(meta) = meta else { continue };
+        let why = if meta.file_type().is_symlink() {
+            "is a symbolic link".to_string()
+        } else if meta.uid() != me {
+            format!("is owned by uid {}, not by you (uid {me})", meta.uid())
+        } else if meta.mode() & 0o022 != 0 {
+            format!(
+                "is writable by group or others (mode {:o})",
+                meta.mode() & 0o7777
+            )
+        } else {
+            continue;
+        };
+        return Some(format!(
+            "refusing to resume {}: {} {why}; a run dir is data that dra acts on, so it must be yours alone. Fix: {fix}",
+            dir.display(),
+            path.display()
+        ));
+    }
+    None
 }
 
 /// The run header, the first line of events.jsonl.

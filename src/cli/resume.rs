@@ -30,6 +30,12 @@ pub struct ResumeArgs {
     /// a changed one re-runs the model calls it affects.
     #[arg(long, value_name = "TEXT|@FILE")]
     pub domain_prompt: Option<String>,
+    /// An MCP server for this invocation, as for `ask` (repeat for several).
+    /// A run dir is data, not configuration: servers the run was asked with
+    /// are connected again only when given here or configured; others are
+    /// skipped with a warning and their recorded answers replay.
+    #[arg(long = "mcp", value_name = "[LABEL=]URL|COMMAND")]
+    pub mcp: Vec<String>,
     /// Ceilings may be raised; what the run spent so far counts.
     #[command(flatten)]
     pub budget: super::ask::BudgetArgs,
@@ -57,25 +63,29 @@ pub fn read_answers(path: &Path) -> Result<Vec<String>, CliError> {
 }
 
 pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
-    let config = super::resolve_config(g, flags(args)?)?;
+    let config = super::resolve_config_with_mcp(g, flags(args)?, args.mcp.clone())?;
     for w in &config.warnings {
         errln!("warning: {w}");
     }
-    let settings = Settings::from_config(&config);
+    let mut settings = Settings::from_config(&config);
     let dir = checkpoint::find_run(
         &settings.runs_dir,
         if args.last { None } else { args.run.as_deref() },
     )
     .map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
-    // A run asked with --mcp flags is resumed with the same servers.
-    let mcp = app::recorded_mcp_flags(&dir);
-    let (config, settings) = if mcp.is_empty() {
-        (config, settings)
-    } else {
-        let config = super::resolve_config_with_mcp(g, flags(args)?, mcp)?;
-        let settings = Settings::from_config(&config);
-        (config, settings)
-    };
+    // Servers named only in the run's records are never started: they
+    // replay what they answered (a warning says so).
+    let configured: Vec<&str> = settings
+        .mcp
+        .servers
+        .iter()
+        .map(|s| s.label.as_str())
+        .collect();
+    let replay_only: Vec<String> = app::recorded_mcp_labels(&dir)
+        .into_iter()
+        .filter(|l| !configured.contains(&l.as_str()))
+        .collect();
+    settings.mcp.replay_only = replay_only;
     let answers = match &args.answers {
         Some(path) => read_answers(path)?,
         None => args.answer.clone(),

@@ -170,23 +170,60 @@ pub fn run(g: &GlobalArgs, args: &RunsArgs) -> CliResult {
             return Ok(Exit::Ok);
         }
     }
-    let mut deleted = Vec::new();
-    let mut failed = 0;
-    for r in &old {
-        match std::fs::remove_dir_all(&r.dir) {
-            Ok(()) => deleted.push(r.clone()),
+    let pruned = delete_runs(&old);
+    if g.json {
+        print_json(&serde_json::json!({ "deleted": pruned.deleted, "skipped": pruned.skipped }));
+    } else {
+        errln!("deleted {} run(s)", pruned.deleted.len());
+    }
+    Ok(if pruned.failed == 0 {
+        Exit::Ok
+    } else {
+        Exit::Failure
+    })
+}
+
+#[derive(Default)]
+struct Pruned {
+    deleted: Vec<RunInfo>,
+    /// Runs a live dra holds locked (a `dra resume` in progress).
+    skipped: Vec<RunInfo>,
+    failed: usize,
+}
+
+/// Deletes each run while holding its lock, taken without waiting: a run
+/// a live dra holds is skipped with a note, never deleted under it.
+fn delete_runs(old: &[RunInfo]) -> Pruned {
+    use crate::store::checkpoint::{LockError, RunLock};
+    let mut out = Pruned::default();
+    for r in old {
+        let lock = match RunLock::acquire(&r.dir) {
+            Ok(lock) => lock,
+            Err(LockError::Busy { holder, .. }) => {
+                errln!(
+                    "note: skipped {}: a running dra holds it{} (a resume in progress); prune again once it ends",
+                    r.dir.display(),
+                    holder.map(|p| format!(" (pid {p})")).unwrap_or_default()
+                );
+                out.skipped.push(r.clone());
+                continue;
+            }
             Err(e) => {
-                failed += 1;
+                out.failed += 1;
+                errln!("error: cannot delete {}: {e}", r.dir.display());
+                continue;
+            }
+        };
+        match std::fs::remove_dir_all(&r.dir) {
+            Ok(()) => out.deleted.push(r.clone()),
+            Err(e) => {
+                out.failed += 1;
                 errln!("error: cannot delete {}: {e}", r.dir.display());
             }
         }
+        drop(lock);
     }
-    if g.json {
-        print_json(&serde_json::json!({ "deleted": deleted }));
-    } else {
-        errln!("deleted {} run(s)", deleted.len());
-    }
-    Ok(if failed == 0 { Exit::Ok } else { Exit::Failure })
+    out
 }
 
 #[cfg(test)]

@@ -32,6 +32,10 @@ pub struct McpSettings {
     /// How long one call may keep backing off from 429s.
     pub rate_limit_max_wait: Duration,
     pub startup_timeout: Duration,
+    /// Labels of servers a resumed run was asked with that are not
+    /// configured now: never started or connected (a run dir is data, not
+    /// configuration); their recorded tool lists and answers replay.
+    pub replay_only: Vec<String>,
 }
 
 impl Default for McpSettings {
@@ -41,6 +45,7 @@ impl Default for McpSettings {
             max_concurrency: 10,
             rate_limit_max_wait: Duration::from_secs(120),
             startup_timeout: STARTUP_TIMEOUT,
+            replay_only: Vec::new(),
         }
     }
 }

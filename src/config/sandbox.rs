@@ -20,6 +20,8 @@ pub struct ExecSettings {
     pub timeout: Duration,
     /// `DRA_EXEC_MEMORY_MB`: address space of one call.
     pub memory_mb: u64,
+    /// `DRA_EXEC_WORKSPACE_MB`: most the workspace may hold.
+    pub workspace_mb: u64,
 }
 
 impl ExecSettings {
@@ -33,6 +35,7 @@ impl ExecSettings {
             session_timeout: Duration::from_secs(900),
             timeout: Duration::from_secs(30),
             memory_mb: 1024,
+            workspace_mb: 512,
         }
     }
 
@@ -59,6 +62,9 @@ impl ExecSettings {
             memory_mb: c
                 .uint(keys::EXEC_MEMORY_MB)
                 .unwrap_or_else(|| table_uint(keys::EXEC_MEMORY_MB)),
+            workspace_mb: c
+                .uint(keys::EXEC_WORKSPACE_MB)
+                .unwrap_or_else(|| table_uint(keys::EXEC_WORKSPACE_MB)),
         }
     }
 }

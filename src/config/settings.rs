@@ -127,6 +127,7 @@ pub const SANDBOX_SESSION_TIMEOUT: &str = "LLM_SANDBOX_SESSION_TIMEOUT";
 pub const EXECUTE: &str = "DRA_EXECUTE";
 pub const EXEC_TIMEOUT: &str = "DRA_EXEC_TIMEOUT";
 pub const EXEC_MEMORY_MB: &str = "DRA_EXEC_MEMORY_MB";
+pub const EXEC_WORKSPACE_MB: &str = "DRA_EXEC_WORKSPACE_MB";
 
 pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
@@ -450,6 +451,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Uint { min: 64 },
         Some("1024"),
         "Address-space limit of one execute call (MiB)",
+    ),
+    s(
+        EXEC_WORKSPACE_MB,
+        Kind::Uint { min: 1 },
+        Some("512"),
+        "Most the sandbox workspace may hold (MiB); a call growing it past that is stopped",
     ),
 ];
 

@@ -271,6 +271,7 @@ impl Settings {
                     .max(1),
                 rate_limit_max_wait: seconds(keys::MCP_RATE_LIMIT_MAX_WAIT),
                 startup_timeout: super::mcp::STARTUP_TIMEOUT,
+                replay_only: Vec::new(),
             },
             exec: super::ExecSettings::from_config(c),
             serve: ServeSettings {

@@ -60,6 +60,12 @@ impl Emitter {
             | EventBody::ClarificationAnswered { .. }
             | EventBody::Report { .. }
             | EventBody::Usage { .. } => true,
+            // A security note is about this invocation: never swallowed
+            // by the replay of earlier ones.
+            EventBody::Warning {
+                code: crate::protocol::WarningCode::Security,
+                ..
+            } => true,
             EventBody::Status(s) => s.state.is_terminal(),
             _ => false,
         };

@@ -1,6 +1,7 @@
 //! Large tool results (MCP and custom tools). A result over
 //! `DRA_MAX_RESULT_CHARS` or `DRA_MAX_RESULT_ROWS` is written whole to the
-//! run's workspace and the model gets a stub instead: where the file is,
+//! run's `offload/` folder (the sandbox sees it read-only under
+//! `/workspace`) and the model gets a stub instead: where the file is,
 //! its size, rows and columns, and its head. With `DRA_OFFLOAD_RESULTS=false`
 //! the bounds cut the result instead. This file holds the pure part (the
 //! shape of a result, the stub, the file's place); `tools::tool_source`
@@ -231,24 +232,37 @@ pub fn truncate(text: &str, shape: &Shape, limits: &OffloadSettings) -> String {
     by_rows.chars().take(limits.max_chars).collect()
 }
 
-/// Where an offloaded file goes: its path as the sandbox sees it (under
-/// `DRA_OFFLOAD_DIR`) and on the host (the run's workspace plus the part
-/// of that path after `/workspace/`; a directory outside `/workspace` is
-/// placed under the workspace too, so nothing is written elsewhere).
-pub fn file_paths(workspace: &Path, offload_dir: &str, file: &str) -> (String, PathBuf) {
-    let dir = offload_dir.trim_end_matches('/');
-    let shown = format!("{}/{file}", if dir.is_empty() { "" } else { dir });
-    let inside = Path::new(dir)
-        .strip_prefix("/workspace")
-        .unwrap_or(Path::new(dir));
-    let mut host = workspace.to_path_buf();
-    for c in inside.components() {
-        if let Component::Normal(part) = c {
-            host.push(part);
-        }
+/// The run's folder of offloaded results (relative to the run directory).
+/// dra owns it: the sandbox sees it read-only at [`sandbox_dir`], so code
+/// cannot swap it for a link that would steer dra's own writes.
+pub const RUN_FOLDER: &str = "offload";
+
+/// Where the sandbox sees offloaded results: `DRA_OFFLOAD_DIR` kept under
+/// `/workspace` (the plain components after `/workspace/`; a directory
+/// outside `/workspace` is placed under it, and `/workspace` itself
+/// becomes `/workspace/data`, so the workspace stays writable).
+pub fn sandbox_dir(offload_dir: &str) -> String {
+    let dir = Path::new(offload_dir.trim_end_matches('/'));
+    let inside = dir.strip_prefix("/workspace").unwrap_or(dir);
+    let parts: Vec<String> = inside
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        "/workspace/data".into()
+    } else {
+        format!("/workspace/{}", parts.join("/"))
     }
-    host.push(file);
-    (shown, host)
+}
+
+/// Where an offloaded file goes: its path as the sandbox sees it (under
+/// [`sandbox_dir`]) and relative to the run directory (in [`RUN_FOLDER`]).
+pub fn file_paths(offload_dir: &str, file: &str) -> (String, PathBuf) {
+    let shown = format!("{}/{file}", sandbox_dir(offload_dir));
+    (shown, Path::new(RUN_FOLDER).join(file))
 }
 
 /// What the model reads instead of a large result.
@@ -390,16 +404,17 @@ mod tests {
     }
 
     #[test]
-    fn files_stay_in_the_workspace() {
-        let ws = Path::new("/runs/r1/workspace");
-        let (shown, host) = file_paths(ws, "/workspace/data", "t-1.json");
+    fn files_stay_in_the_run_and_are_shown_under_the_workspace() {
+        let (shown, rel) = file_paths("/workspace/data", "t-1.json");
         assert_eq!(shown, "/workspace/data/t-1.json");
-        assert_eq!(host, Path::new("/runs/r1/workspace/data/t-1.json"));
-        let (_, host) = file_paths(ws, "/tmp/../etc/", "t.json");
-        assert_eq!(host, Path::new("/runs/r1/workspace/tmp/etc/t.json"));
-        let (shown, host) = file_paths(ws, "/workspace", "t.json");
-        assert_eq!(shown, "/workspace/t.json");
-        assert_eq!(host, Path::new("/runs/r1/workspace/t.json"));
+        assert_eq!(rel, Path::new("offload/t-1.json"));
+        let (shown, rel) = file_paths("/tmp/../etc/", "t.json");
+        assert_eq!(shown, "/workspace/tmp/etc/t.json");
+        assert_eq!(rel, Path::new("offload/t.json"));
+        // The workspace itself is never the read-only folder.
+        let (shown, _) = file_paths("/workspace", "t.json");
+        assert_eq!(shown, "/workspace/data/t.json");
+        assert_eq!(sandbox_dir("/"), "/workspace/data");
     }
 
     #[test]
@@ -430,7 +445,7 @@ mod tests {
                 source: Some(4),
                 url: "tool://t/abc",
                 shown_path: "/workspace/data/t-abc.csv",
-                run_relative: "workspace/data/t-abc.csv",
+                run_relative: "offload/t-abc.csv",
             },
             |d| format!("<<{d}>>"),
         );

@@ -307,6 +307,9 @@ pub async fn run_process(
     timeout: Duration,
     max_stdout: usize,
 ) -> Result<Finished, RunError> {
+    // Whatever the tool starts, detached or not, is killed when it ends.
+    let tree = crate::sandbox::subtree::Subtree::new();
+    let (mark, value) = tree.env();
     let mut cmd = tokio::process::Command::new(file);
     cmd.args(args)
         .env_clear()
@@ -314,6 +317,7 @@ pub async fn run_process(
             std::env::vars(),
             &BTreeMap::new(),
         ))
+        .env(mark, value)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -355,8 +359,10 @@ pub async fn run_process(
         (stdout, cut, stderr, status)
     };
     let outcome = tokio::time::timeout(timeout, work).await;
-    // Whatever is left of the group (a stray background child) goes too.
+    // Whatever is left of the group (a stray background child) goes too,
+    // and whatever left the group (setsid, a double fork).
     kill_group(group);
+    tree.kill();
     let Ok((stdout, cut, stderr, status)) = outcome else {
         let _ = child.wait().await;
         return Err(RunError::Timeout(timeout));

@@ -4,6 +4,7 @@
 //! failures classed for the model. The engine turns connected servers into
 //! tools (`engine::tools::mcp`); `dra doctor` connects with a short timeout.
 
+pub mod line_cap;
 pub mod names;
 
 use std::sync::Arc;
@@ -12,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool as RemoteTool};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::Value;
 
@@ -93,6 +94,14 @@ pub struct McpConnection {
     pub tools: Vec<RemoteTool>,
     /// Time from start to a listed toolbox.
     pub startup: Duration,
+    /// A stdio server's line cap: set when an oversized answer ended the
+    /// stream.
+    oversized: Option<line_cap::Oversized>,
+    /// A stdio server's process (killed when the connection is dropped).
+    _child: Option<tokio::process::Child>,
+    /// A stdio server's processes: killed, detached or not, when the
+    /// connection is dropped.
+    _subtree: Option<crate::sandbox::subtree::Subtree>,
 }
 
 impl McpConnection {
@@ -105,6 +114,35 @@ impl McpConnection {
         self.service
             .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
             .await
+    }
+
+    /// What a failed call says, in plain words: the tool and what failed
+    /// (never Rust type names; the caller names the server), and its class.
+    pub fn explain(&self, tool: &str, e: &ServiceError) -> (ErrorClass, String) {
+        if self
+            .oversized
+            .as_ref()
+            .is_some_and(line_cap::Oversized::happened)
+        {
+            return (
+                ErrorClass::Permanent,
+                format!(
+                    "calling {tool} failed: {}; the connection was closed",
+                    line_cap::message(line_cap::MAX_LINE)
+                ),
+            );
+        }
+        (
+            class_of_service_error(e),
+            format!(
+                "calling {tool} failed: {}",
+                match e {
+                    // The server's own words, without "Mcp error: -32603:".
+                    ServiceError::McpError(data) => without_type_names(&data.message),
+                    other => root_cause(other),
+                }
+            ),
+        )
     }
 
     /// Whether the server said its tool list changed since the last ask
@@ -123,42 +161,71 @@ impl McpConnection {
 pub async fn connect(server: &McpServer, timeout: Duration) -> Result<McpConnection, ConnectError> {
     let started = Instant::now();
     let watch = Watch::default();
-    match tokio::time::timeout(timeout, connect_inner(server, watch.clone())).await {
-        Ok(Ok((service, tools))) => Ok(McpConnection {
-            label: server.label.clone(),
-            service,
-            watch,
-            tools,
-            startup: started.elapsed(),
-        }),
+    let subtree = matches!(server.transport, McpTransport::Stdio { .. })
+        .then(crate::sandbox::subtree::Subtree::new);
+    let mark = subtree.as_ref().map(|t| t.env());
+    match tokio::time::timeout(timeout, connect_inner(server, watch.clone(), mark)).await {
+        Ok(Ok((service, tools, stdio))) => {
+            let (child, oversized) = stdio.map_or((None, None), |(c, o)| (Some(c), Some(o)));
+            Ok(McpConnection {
+                label: server.label.clone(),
+                service,
+                watch,
+                tools,
+                startup: started.elapsed(),
+                oversized,
+                _child: child,
+                _subtree: subtree,
+            })
+        }
         Ok(Err(e)) => Err(e),
         Err(_) => Err(ConnectError::Timeout(timeout)),
     }
 }
 
+/// A stdio server's process and its line cap's flag.
+type Stdio = (tokio::process::Child, line_cap::Oversized);
+
 async fn connect_inner(
     server: &McpServer,
     watch: Watch,
-) -> Result<(RunningService<RoleClient, Watch>, Vec<RemoteTool>), ConnectError> {
+    mark: Option<(&str, &str)>,
+) -> Result<
+    (
+        RunningService<RoleClient, Watch>,
+        Vec<RemoteTool>,
+        Option<Stdio>,
+    ),
+    ConnectError,
+> {
+    let mut stdio = None;
     let service = match &server.transport {
         McpTransport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args)
                 .env_clear()
                 .envs(config::child_env(std::env::vars(), env))
-                .kill_on_drop(true);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
+                .envs(mark)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|source| ConnectError::Spawn {
-                    command: command.clone(),
-                    source,
-                })?;
-            if let Some(stderr) = stderr {
+                .kill_on_drop(true);
+            let spawn_err = |source| ConnectError::Spawn {
+                command: command.clone(),
+                source,
+            };
+            let mut child = cmd.spawn().map_err(spawn_err)?;
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                return Err(spawn_err(std::io::Error::other("no pipes to the server")));
+            };
+            if let Some(stderr) = child.stderr.take() {
                 drain_stderr(server.label.clone(), stderr);
             }
+            // Its answers pass the line cap, which fails an oversized one at once.
+            let (stdout, oversized) = line_cap::LineCap::new(stdout, line_cap::MAX_LINE);
+            stdio = Some((child, oversized));
             watch
-                .serve(transport)
+                .serve((stdout, stdin))
                 .await
                 .map_err(|e| ConnectError::Handshake(root_cause(&e)))?
         }
@@ -178,7 +245,7 @@ async fn connect_inner(
         .list_all_tools()
         .await
         .map_err(|e| ConnectError::ListTools(e.to_string()))?;
-    Ok((service, tools))
+    Ok((service, tools, stdio))
 }
 
 /// The innermost cause of an error: what went wrong, without the layers of

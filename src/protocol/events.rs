@@ -334,6 +334,10 @@ pub enum WarningCode {
     /// An MCP server said its tool list changed during the run; the run
     /// keeps the tools and descriptions it started with.
     McpToolsChanged,
+    /// A security note: something tried to steer dra (a link planted where
+    /// dra writes, a command named only in a run's records, a run dir
+    /// others may write); dra refused and says what and where.
+    Security,
     #[serde(other)]
     Other,
 }

@@ -5,6 +5,7 @@
 
 pub mod bwrap;
 pub mod sidecar;
+pub mod subtree;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -53,6 +54,8 @@ pub struct Limits {
     pub file_bytes: u64,
     /// Bytes kept of stdout and of stderr each; past it the code is killed.
     pub output_bytes: usize,
+    /// Most the workspace may hold; code growing it past that is killed.
+    pub workspace_bytes: u64,
 }
 
 impl Limits {
@@ -60,6 +63,7 @@ impl Limits {
         Limits {
             timeout: s.timeout,
             memory_bytes: s.memory_mb.saturating_mul(1024 * 1024),
+            workspace_bytes: s.workspace_mb.saturating_mul(1024 * 1024),
             ..Limits::default()
         }
     }
@@ -73,6 +77,7 @@ impl Default for Limits {
             processes: 64,
             file_bytes: 256 * 1024 * 1024,
             output_bytes: 1024 * 1024,
+            workspace_bytes: 512 * 1024 * 1024,
         }
     }
 }
@@ -85,6 +90,8 @@ pub enum Stopped {
     Timeout,
     /// stdout or stderr passed the output cap.
     OutputCap,
+    /// The workspace grew past `DRA_EXEC_WORKSPACE_MB`.
+    WorkspaceQuota,
 }
 
 /// What one run of code gave back (recorded as it is, so a resumed run
@@ -133,6 +140,15 @@ pub trait Sandbox: Send + Sync {
     async fn close(&self) {}
 }
 
+/// A dra-owned host folder the code sees read-only at `inside` (the run's
+/// offloaded results at `/workspace/data`): the code can read it but not
+/// replace it, so nothing it plants there steers dra's own writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOnlyMount {
+    pub host: std::path::PathBuf,
+    pub inside: String,
+}
+
 /// No sandbox: why, and what to do to get one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {
@@ -143,10 +159,12 @@ pub struct Unavailable {
 /// The run's sandbox: the sidecar when `LLM_SANDBOX_URL` is set (it is
 /// reached lazily, on the first call), else bubblewrap if it can create a
 /// sandbox here (a trivial command is run to make sure), else none.
-/// `workspace` is the host folder mounted read-write at `/workspace`.
+/// `workspace` is the host folder mounted read-write at `/workspace`,
+/// `read_only` a folder bubblewrap shows read-only inside it.
 pub async fn select(
     settings: &ExecSettings,
     workspace: &Path,
+    read_only: Option<ReadOnlyMount>,
 ) -> Result<Arc<dyn Sandbox>, Unavailable> {
     if !settings.enabled {
         return Err(Unavailable {
@@ -162,7 +180,10 @@ pub async fn select(
                 fix: "check LLM_SANDBOX_URL".into(),
             });
     }
-    let sandbox = bwrap::Bwrap::locate(workspace, settings.network)?;
+    let mut sandbox = bwrap::Bwrap::locate(workspace, settings.network)?;
+    if let Some(m) = read_only {
+        sandbox = sandbox.with_read_only(m);
+    }
     sandbox.probe().await?;
     Ok(Arc::new(sandbox))
 }

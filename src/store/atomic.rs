@@ -3,7 +3,25 @@ use std::path::Path;
 
 /// Writes a file so that readers see the old content or the new, never half:
 /// a temp file in the same directory, fsynced, then renamed over the target.
+/// When the disk is full, the run's reserve (in this folder or the one
+/// above: see [`super::reserve`]) is given back and the write tried again.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    match write_once(path, bytes) {
+        Err(e) if super::reserve::is_full(&e) => {
+            let dir = path.parent().unwrap_or_else(|| Path::new("."));
+            let released =
+                super::reserve::release(dir) || dir.parent().is_some_and(super::reserve::release);
+            if released {
+                write_once(path, bytes)
+            } else {
+                Err(e)
+            }
+        }
+        other => other,
+    }
+}
+
+fn write_once(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;

@@ -3,9 +3,11 @@
 //! sources.json and evidence.json; and the long-term memory of lessons.
 
 mod atomic;
+pub mod beneath;
 pub mod checkpoint;
 pub mod memory;
 mod recorder;
+pub mod reserve;
 mod run_dir;
 pub mod runs;
 

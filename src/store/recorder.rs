@@ -3,7 +3,6 @@
 //! then forwards the event to the front end (render second).
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -175,42 +174,62 @@ pub type Spawned = (
     tokio::task::JoinHandle<std::io::Result<()>>,
 );
 
+/// Creates (truncates) a run file writable by its owner only, whatever the
+/// umask: `dra resume` refuses run files others may write.
+fn create_private(path: &std::path::Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o644)
+        .open(path)
+}
+
 impl Recorder {
     /// Writes the header, then spawns the writer task. Events come out of the
     /// returned receiver after they are on disk.
     pub fn spawn(run_dir: &RunDir, header: &RunHeader) -> std::io::Result<Spawned> {
-        let mut events = BufWriter::new(File::create(run_dir.events_path())?);
-        serde_json::to_writer(&mut events, header)?;
-        events.write_all(b"\n")?;
-        events.flush()?;
-        let records = BufWriter::new(File::create(run_dir.records_path())?);
-        Ok(Self::writer(events, records, header.run_id.clone()))
+        super::reserve::make(run_dir.path());
+        let mut events = create_private(&run_dir.events_path())?;
+        let mut line = serde_json::to_vec(header)?;
+        line.push(b'\n');
+        super::reserve::write_all(&mut events, &line, run_dir.path())?;
+        let records = create_private(&run_dir.records_path())?;
+        Ok(Self::writer(
+            events,
+            records,
+            header.run_id.clone(),
+            run_dir.path(),
+        ))
     }
 
     /// Continues a run's files (`dra resume`): both are appended to, never
     /// rewritten; their torn tails were cut off before (see `checkpoint`).
     pub fn append(run_dir: &RunDir, run_id: &str) -> std::io::Result<Spawned> {
+        super::reserve::make(run_dir.path());
         let open = |p: std::path::PathBuf| {
             std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)
                 .open(p)
-                .map(BufWriter::new)
         };
         Ok(Self::writer(
             open(run_dir.events_path())?,
             open(run_dir.records_path())?,
             run_id.to_string(),
+            run_dir.path(),
         ))
     }
 
-    fn writer(
-        mut events: BufWriter<File>,
-        mut records: BufWriter<File>,
-        run_id: String,
-    ) -> Spawned {
+    fn writer(events: File, records: File, run_id: String, dir: &std::path::Path) -> Spawned {
         let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
         let (out_tx, out_rx) = mpsc::unbounded_channel::<Event>();
+        let mut files = Files {
+            events,
+            records,
+            dir: dir.to_path_buf(),
+        };
         let join = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
             let mut last_seq = 0;
             let mut terminal = false;
@@ -220,9 +239,7 @@ impl Recorder {
                     Msg::Event(_) if closed => {}
                     Msg::Event(ev) => {
                         let ev = sanitized(*ev);
-                        serde_json::to_writer(&mut events, &ev)?;
-                        events.write_all(b"\n")?;
-                        events.flush()?;
+                        files.event(&ev)?;
                         last_seq = ev.seq;
                         terminal |=
                             matches!(&ev.body, EventBody::Status(s) if s.state.is_terminal());
@@ -230,9 +247,7 @@ impl Recorder {
                         let _ = out_tx.send(ev);
                     }
                     Msg::Record(rec, done) => {
-                        serde_json::to_writer(&mut records, &rec)?;
-                        records.write_all(b"\n")?;
-                        records.flush()?;
+                        files.record(&rec)?;
                         let _ = done.send(());
                     }
                     Msg::Close { detail, done } => {
@@ -249,22 +264,42 @@ impl Recorder {
                                     detail: Some(sanitize_text(&detail).into_owned()),
                                 }),
                             };
-                            serde_json::to_writer(&mut events, &ev)?;
-                            events.write_all(b"\n")?;
-                            events.flush()?;
-                            events.get_ref().sync_all()?;
-                            records.flush()?;
+                            files.event(&ev)?;
+                            files.events.sync_all()?;
                         }
                         closed = true;
                         let _ = done.send(());
                     }
                 }
             }
-            events.get_ref().sync_all()?;
-            records.get_ref().sync_all()?;
+            files.events.sync_all()?;
+            files.records.sync_all()?;
+            let _ = std::fs::remove_file(files.dir.join(super::reserve::FILE));
             Ok(())
         });
         (RecorderHandle { tx }, out_rx, join)
+    }
+}
+
+/// The two logs, each line written whole (unbuffered, so a line is with
+/// the OS once written), drawing on the run's disk reserve when full.
+struct Files {
+    events: File,
+    records: File,
+    dir: std::path::PathBuf,
+}
+
+impl Files {
+    fn event(&mut self, ev: &Event) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(ev)?;
+        line.push(b'\n');
+        super::reserve::write_all(&mut self.events, &line, &self.dir)
+    }
+
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(rec)?;
+        line.push(b'\n');
+        super::reserve::write_all(&mut self.records, &line, &self.dir)
     }
 }
 

@@ -55,6 +55,15 @@ impl RunDir {
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
         let path = runs_dir.join(format!("{stamp}-{run_id}"));
         std::fs::create_dir_all(&path)?;
+        // Writable by its owner only, whatever the umask: `dra resume`
+        // refuses run dirs others may write.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path)?.permissions().mode();
+            if mode & 0o022 != 0 {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode & !0o022))?;
+            }
+        }
         Ok(RunDir {
             path,
             run_id: run_id.to_string(),
@@ -108,9 +117,10 @@ impl RunDir {
         write_atomic(&path, text.as_bytes())
     }
 
-    /// The run's private workspace: mounted at `/workspace` in the sandbox,
-    /// the working directory of custom tools, where large results are
-    /// offloaded. Not created until something needs it.
+    /// The run's private workspace: mounted read-write at `/workspace` in
+    /// the sandbox. Everything in it is the code's, untrusted: dra never
+    /// writes through it (offloads go to `offload/`, shown read-only
+    /// inside it). Not created until something needs it.
     pub fn workspace_dir(&self) -> PathBuf {
         self.path.join("workspace")
     }

@@ -387,7 +387,7 @@ fn a_run_calls_every_kind_of_custom_tool() {
         ok && summary.contains("offloaded to /workspace/data/kb__big-"),
         "{summary}"
     );
-    let data = sb.run_dir().join("workspace/data");
+    let data = sb.run_dir().join("offload");
     let sizes: Vec<(String, u64)> = std::fs::read_dir(&data)
         .unwrap()
         .map(|e| {
@@ -486,7 +486,7 @@ fn without_offloading_large_results_are_cut_and_said_to_be() {
             .any(|b| b.contains("Truncated result: it had") && b.contains("50000 rows")),
         "the model was not told the result was cut"
     );
-    assert!(!sb.run_dir().join("workspace/data").exists());
+    assert!(!sb.run_dir().join("offload").exists());
     // What is stored is the cut result: the header and 100 rows.
     let stored: Vec<String> = std::fs::read_dir(sb.run_dir().join("pages"))
         .unwrap()

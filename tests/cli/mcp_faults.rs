@@ -228,6 +228,24 @@ fn rate_limits_tool_list_changes_and_a_server_gone_mid_run_do_not_stop_the_run()
         ],
         "{events:#?}"
     );
+    // The failed call names the server and what failed, in plain words.
+    let failed = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::McpResult {
+                ok: false, summary, ..
+            } => Some(summary.clone()),
+            _ => None,
+        })
+        .expect("the call after the server went away");
+    assert!(
+        failed.starts_with("MCP server faulty: calling lookup failed: "),
+        "{failed}"
+    );
+    assert!(
+        !failed.contains("::") && !failed.contains("WorkerTransport"),
+        "{failed}"
+    );
     let changed = events.iter().any(|e| {
         matches!(&e.body, EventBody::Warning { code, message }
             if *code == WarningCode::McpToolsChanged && message.contains("faulty"))
@@ -275,10 +293,12 @@ fn dra_child(sb: &Sandbox, model: &str) -> std::process::Command {
 const ORLA: &str = "What does Orla Freight (Leeds, England) charge per pallet?";
 
 /// A run killed while its last model request (the report) is in flight,
-/// then resumed with `dra resume --last` and no `--mcp` flag, after the
-/// server went away: the flags are in its start record, the tools it
-/// offers are those its first invocation listed, and the MCP call it
-/// completed is answered from its records, so nothing diverges.
+/// then resumed after the server went away: with `dra resume --last --mcp
+/// faulty=URL` (a run dir is data: servers come from the command line and
+/// configuration), and a copy of it with no `--mcp` at all (the recorded
+/// server is not started, a security warning says so). Either way the
+/// tools it offers are those its first invocation listed and the MCP call
+/// it completed is answered from its records, so nothing diverges.
 #[test]
 fn a_resumed_run_does_not_call_an_mcp_server_again() {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -333,9 +353,20 @@ fn a_resumed_run_does_not_call_an_mcp_server_again() {
     // The server is gone by the time the run is resumed: the run offers
     // the tools its first invocation listed and replays the call it made.
     server.gone.store(true, Ordering::SeqCst);
+    // A copy of the killed run, resumed with no --mcp below.
+    let copy = Sandbox::new();
+    std::fs::create_dir_all(copy.runs()).unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(sb.run_dir())
+        .arg(copy.runs())
+        .status()
+        .unwrap();
+    assert!(copied.success());
 
     let out = dra_child(&sb, &model.base)
-        .args(["resume", "--last"])
+        .args(["resume", "--last", "--mcp"])
+        .arg(format!("faulty={url}"))
         .output()
         .unwrap();
     assert_eq!(
@@ -354,4 +385,24 @@ fn a_resumed_run_does_not_call_an_mcp_server_again() {
     assert!(report.contains(QUOTE), "{report}");
     let events = std::fs::read_to_string(sb.run_dir().join("events.jsonl")).unwrap();
     assert!(!events.contains("replay_diverged"), "{events}");
+
+    // The copy, resumed without --mcp: its recorded answers replay.
+    let out = dra_child(&copy, &model.base)
+        .args(["resume", "--last"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(server.lookups.load(Ordering::SeqCst), lookups);
+    let report = std::fs::read_to_string(copy.run_dir().join("report.md")).unwrap();
+    assert!(report.contains(QUOTE), "{report}");
+    let events = std::fs::read_to_string(copy.run_dir().join("events.jsonl")).unwrap();
+    assert!(!events.contains("replay_diverged"), "{events}");
+    assert!(
+        events.contains("\"security\"")
+            && events.contains(
+                "MCP server faulty is named in this run's records but not configured now"
+            ),
+        "{events}"
+    );
 }

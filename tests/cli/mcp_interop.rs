@@ -173,3 +173,97 @@ fn a_python_sdk_server_over_streamable_http() {
         &format!("http://127.0.0.1:{port}/mcp"),
     )));
 }
+
+/// A stdio server that starts a detached background child (a double fork
+/// into a new session) before serving: closing the connection kills it.
+#[test]
+fn a_stdio_server_s_detached_child_dies_with_the_connection() {
+    let sdk = python_sdk();
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("child.pid");
+    let server = McpServer {
+        label: "pykb".into(),
+        transport: McpTransport::Stdio {
+            command: "sh".into(),
+            args: vec![
+                "-c".into(),
+                format!(
+                    "(setsid sh -c 'sleep 300 & echo $! > {}' </dev/null >/dev/null 2>&1 &); exec python3 {} stdio",
+                    pidfile.display(),
+                    kb_script()
+                ),
+            ],
+            env: BTreeMap::from([("PYTHONPATH".to_string(), sdk.display().to_string())]),
+        },
+        origin: "test".into(),
+    };
+    rt().block_on(async {
+        let conn = mcp::connect(&server, Duration::from_secs(30))
+            .await
+            .unwrap_or_else(|e| panic!("the Python SDK server: {e}"));
+        assert!(!conn.tools.is_empty());
+        conn.close().await;
+    });
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or("");
+    assert!(
+        stat.is_empty() || state == "Z",
+        "the server's detached child {pid} survives ({state})"
+    );
+}
+
+/// A stdio answer over rmcp's 16 MiB line cap fails at once as permanent
+/// with a plain message (the JSON-RPC error dra puts in its place, not a
+/// wait for the call timeout), and the server stays usable.
+#[test]
+fn an_answer_over_the_stdio_line_cap_fails_at_once_as_permanent() {
+    let sdk = python_sdk();
+    let server = McpServer {
+        label: "big".into(),
+        transport: McpTransport::Stdio {
+            command: "python3".into(),
+            args: vec![
+                super::common::repo_path("tests/mcp_servers/huge_server.py")
+                    .to_string_lossy()
+                    .into_owned(),
+            ],
+            env: BTreeMap::from([("PYTHONPATH".to_string(), sdk.display().to_string())]),
+        },
+        origin: "test".into(),
+    };
+    rt().block_on(async {
+        let conn = mcp::connect(&server, Duration::from_secs(30))
+            .await
+            .unwrap_or_else(|e| panic!("the huge server: {e}"));
+        let e = conn
+            .call("huge", args(json!({"mb": 20})))
+            .await
+            .expect_err("a 20 MiB answer");
+        assert!(
+            matches!(e, rmcp::ServiceError::McpError(_)),
+            "not the error answer: {e:?}"
+        );
+        let (class, message) = conn.explain("huge", &e);
+        assert_eq!(class, dra::protocol::ErrorClass::Permanent, "{message}");
+        assert!(
+            message.starts_with("calling huge failed: [permanent] ")
+                && message.contains("larger than 16 MiB"),
+            "{message}"
+        );
+        assert!(
+            !message.contains("::") && !message.contains('<'),
+            "{message}"
+        );
+        // Under the cap, answers still come through on the same connection.
+        let ok = conn.call("small", Default::default()).await.unwrap();
+        assert!(mcp::result_text(&ok).contains("still here"));
+        let fine = conn.call("huge", args(json!({"mb": 2}))).await.unwrap();
+        assert!(mcp::result_text(&fine).len() >= 2 * 1024 * 1024);
+        conn.close().await;
+    });
+}

@@ -22,6 +22,7 @@ mod robust_cli;
 mod runs;
 mod sandbox;
 mod scripted_offline;
+mod security;
 mod skills;
 mod snapshots;
 mod untrusted;

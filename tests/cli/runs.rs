@@ -147,3 +147,33 @@ fn prune_lists_asks_and_removes_only_old_runs() {
     assert!(sb.runs().join(&new).exists());
     assert!(sb.runs().join("my-notes").exists());
 }
+
+#[test]
+fn prune_skips_a_run_a_live_dra_holds() {
+    let sb = Sandbox::new();
+    let held = "20200101T000000Z-0000000c";
+    let free = "20200101T000000Z-0000000d";
+    for (name, id) in [(held, "0000000c"), (free, "0000000d")] {
+        fake_run(&sb.runs(), name, &header(id, "old", "2020-01-01T00:00:00Z"));
+    }
+    // As a `dra resume` in progress holds it.
+    let lock = dra::store::checkpoint::RunLock::acquire(&sb.runs().join(held)).unwrap();
+    let (code, v, err) = runs_json(&sb, &["--prune", "30d", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["deleted"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["deleted"][0]["id"], "0000000d");
+    assert_eq!(v["skipped"][0]["id"], "0000000c", "{v}");
+    assert!(
+        err.contains(&format!("skipped {}", sb.runs().join(held).display()))
+            && err.contains(&format!("pid {}", std::process::id())),
+        "{err}"
+    );
+    assert!(sb.runs().join(held).join("events.jsonl").exists());
+    assert!(!sb.runs().join(free).exists());
+    // Released: the next prune takes it.
+    drop(lock);
+    let (code, v, err) = runs_json(&sb, &["--prune", "30d", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["deleted"][0]["id"], "0000000c", "{v}");
+    assert!(!sb.runs().join(held).exists());
+}

@@ -688,3 +688,45 @@ mod sidecar {
         assert!(log.0.lock().unwrap().is_empty());
     }
 }
+
+/// Run as root (as here and in CI), dra drops to `nobody` to start bwrap;
+/// a workspace below a 0700 folder (a run dir under a private home) is out
+/// of `nobody`'s reach, and bwrap once failed every call with "Can't find
+/// source path /proc/self/fd/N: Permission denied". The offload folder,
+/// shown read-only, sits there too.
+#[tokio::test]
+async fn a_workspace_below_a_private_home_works_as_root() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let run = home.join(".local/share/dra/runs/r1");
+    std::fs::create_dir_all(run.join("offload")).unwrap();
+    std::fs::write(run.join("offload/t.csv"), "a,b\n1,2\n").unwrap();
+    std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let b = bwrap(&run.join("workspace"))
+        .await
+        .with_read_only(dra::sandbox::ReadOnlyMount {
+            host: run.join("offload"),
+            inside: "/workspace/data".into(),
+        });
+    let o = run_code(
+        &b,
+        "echo made > /workspace/out.txt && cat /workspace/data/t.csv && (echo x > /workspace/data/t.csv) 2>/dev/null || echo read-only",
+    )
+    .await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+    assert_eq!(o.stdout, "a,b\n1,2\nread-only\n", "{o:?}");
+    assert_eq!(
+        std::fs::read_to_string(run.join("workspace/out.txt")).unwrap(),
+        "made\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("offload/t.csv")).unwrap(),
+        "a,b\n1,2\n"
+    );
+}
+
+async fn run_code(b: &Bwrap, code: &str) -> ExecOutcome {
+    run(b, Language::Shell, code, &limits()).await
+}

@@ -2,8 +2,8 @@
 //! sub-researcher under the name each gives in `--describe` (sanitised, and
 //! suffixed `_2`, ... where it would collide with a built-in or MCP tool).
 //! Arguments are checked against the tool's schema before it runs; the
-//! process runs in the run's workspace with a clean environment and a
-//! timeout. A text answer is evidence, stored like an MCP result under
+//! process runs in a fresh per-call directory (never the sandbox's
+//! workspace) with a clean environment and a timeout. A text answer is evidence, stored like an MCP result under
 //! `tool://NAME/<hash>` with publisher "custom tool NAME" (`tool_source`).
 //! Calls are reported as `tool_call` / `tool_result` (they are the user's
 //! own tools, not a server's), and count against the tool-call budget.
@@ -26,6 +26,11 @@ use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 
 /// How a custom tool's results are attributed.
 pub const PUBLISHER: &str = "custom tool";
+
+/// The run's folder holding one fresh working directory per call (removed
+/// when the call ends): never the sandbox's workspace, where code could
+/// have planted links for the tool's scratch files to follow.
+pub const CALLS_FOLDER: &str = "tool-calls";
 
 pub struct CustomTool {
     /// Permanently failed calls, answered locally when repeated.
@@ -86,14 +91,14 @@ pub async fn start(run: &Arc<RunCtx>, settings: &CustomToolsSettings) {
     if toolbox.tools.is_empty() {
         return;
     }
-    let workspace = run.run_dir.workspace_dir();
-    if let Err(e) = std::fs::create_dir_all(&workspace) {
+    let calls = run.run_dir.path().join(CALLS_FOLDER);
+    if let Err(e) = std::fs::create_dir_all(&calls) {
         run.emitter.warning(
             MAIN_AGENT,
             WarningCode::WriteFailed,
             format!(
-                "cannot create the run's workspace {} ({e}): no custom tools in this run",
-                workspace.display()
+                "cannot create the run's folder for custom tool calls {} ({e}): no custom tools in this run",
+                calls.display()
             ),
         );
         return;
@@ -157,6 +162,16 @@ fn build_tools(run: &RunCtx, described: Vec<Described>, timeout: Duration) -> Ve
     out
 }
 
+/// A fresh, empty working directory for one call, below the run's
+/// [`CALLS_FOLDER`]; removed when dropped.
+fn call_dir(run: &RunCtx, name: &str) -> std::io::Result<tempfile::TempDir> {
+    let calls = run.run_dir.path().join(CALLS_FOLDER);
+    std::fs::create_dir_all(&calls)?;
+    tempfile::Builder::new()
+        .prefix(&format!("{name}-"))
+        .tempdir_in(calls)
+}
+
 /// The class of a failed run from what it said: a `[permanent]` /
 /// `[transient]` prefix on its first or last line of stderr.
 fn class_of(stderr: &str) -> ErrorClass {
@@ -192,11 +207,15 @@ impl CustomTool {
             .external(
                 &format!("custom:{}:{}", self.name, canonical(&args)),
                 async {
+                    let scratch = match call_dir(&cx.run, &self.name) {
+                        Ok(d) => d,
+                        Err(e) => return Ran::Spawn(format!("no working directory: {e}")),
+                    };
                     let ran = custom_tools::run_process(
                         &self.tool.file,
                         &[],
                         &input,
-                        &cx.run.run_dir.workspace_dir(),
+                        scratch.path(),
                         self.timeout,
                         custom_tools::MAX_OUTPUT_BYTES,
                     )

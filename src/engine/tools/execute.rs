@@ -35,6 +35,8 @@ pub struct Execute {
     sandbox: Arc<dyn Sandbox>,
     limits: Limits,
     workspace: PathBuf,
+    /// Links already warned of.
+    warned: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 #[derive(Deserialize)]
@@ -50,12 +52,61 @@ impl Execute {
             sandbox,
             limits,
             workspace,
+            warned: Default::default(),
         }
     }
 
     pub fn sandbox(&self) -> &Arc<dyn Sandbox> {
         &self.sandbox
     }
+
+    /// A security note for each new symbolic link the code left in the
+    /// workspace that points out of it: dra never writes through the
+    /// workspace, but the attempt is worth a warning.
+    fn warn_of_links(&self, cx: &AgentCx) {
+        let links = escaping_links(&self.workspace);
+        let mut warned = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+        for (name, target) in links {
+            if !warned.insert(name.clone()) {
+                continue;
+            }
+            cx.run.emitter.warning(
+                &cx.agent,
+                WarningCode::Security,
+                format!(
+                    "the code left a symbolic link /workspace/{} -> {} pointing out of the workspace; dra never writes through the workspace (offloaded results live in the run's offload/ folder, read-only in the sandbox; custom tools run in their own directory)",
+                    crate::document::sanitize_text(&name),
+                    crate::document::sanitize_text(&target)
+                ),
+            );
+        }
+    }
+}
+
+/// Symbolic links under the workspace (bounded walk, never followed)
+/// whose target is absolute outside `/workspace` or climbs with `..`.
+fn escaping_links(root: &Path) -> Vec<(String, String)> {
+    walkdir::WalkDir::new(root)
+        .max_depth(6)
+        .into_iter()
+        .flatten()
+        .take(5_000)
+        .filter(|e| e.path_is_symlink())
+        .filter_map(|e| {
+            let target = std::fs::read_link(e.path()).ok()?;
+            let escapes = (target.is_absolute() && !target.starts_with("/workspace"))
+                || target
+                    .components()
+                    .any(|c| c == std::path::Component::ParentDir);
+            let rel = e.path().strip_prefix(root).ok()?;
+            escapes.then(|| {
+                (
+                    rel.to_string_lossy().chars().take(200).collect(),
+                    target.to_string_lossy().chars().take(200).collect(),
+                )
+            })
+        })
+        .collect()
 }
 
 /// Picks the run's sandbox and, when there is one, offers `execute`.
@@ -65,7 +116,11 @@ pub async fn start(run: &RunCtx, settings: &ExecSettings) {
         return;
     }
     let workspace = run.run_dir.workspace_dir();
-    match sandbox::select(settings, &workspace).await {
+    let offloads = sandbox::ReadOnlyMount {
+        host: run.run_dir.path().join(crate::engine::offload::RUN_FOLDER),
+        inside: crate::engine::offload::sandbox_dir(&run.offload.dir),
+    };
+    match sandbox::select(settings, &workspace, Some(offloads)).await {
         Ok(sb) => {
             tracing::info!(sandbox = %sb.describe(), "execute is available");
             let tool = Execute::new(sb, Limits::from_settings(settings), workspace);
@@ -141,6 +196,7 @@ impl Tool for Execute {
                     }
                 })
                 .await;
+        self.warn_of_links(cx);
         match ran {
             Ok((outcome, files)) => answer(cx, language, &outcome, &files, &self.limits),
             Err((true, message)) => ToolOutput::permanent(message),
@@ -240,6 +296,10 @@ fn render(
             "The code was stopped: output truncated at {} bytes. Write large results to a file in /workspace and print a summary.\n",
             limits.output_bytes
         )),
+        Some(Stopped::WorkspaceQuota) => content.push_str(&format!(
+            "The code was stopped: the workspace grew past its quota of {} MiB (DRA_EXEC_WORKSPACE_MB). Delete files from /workspace before writing more; keep only what later calls need.\n",
+            limits.workspace_bytes / (1024 * 1024)
+        )),
         None => {}
     }
     content.push_str(&stream("stdout", &o.stdout, STDOUT_SHOWN, marker));
@@ -262,6 +322,13 @@ fn render(
             ok: false,
             content,
             summary: format!("{summary}; killed at the time limit"),
+            error_class: Some(ErrorClass::Permanent),
+            deliverable: None,
+        },
+        Some(Stopped::WorkspaceQuota) => ToolOutput {
+            ok: false,
+            content,
+            summary: format!("{summary}; stopped at the workspace quota"),
             error_class: Some(ErrorClass::Permanent),
             deliverable: None,
         },

@@ -143,7 +143,7 @@ fn build_tool(
 /// tools are offered to every agent of the run. A dead or slow server never
 /// stops the others or the run.
 pub async fn start(run: &Arc<RunCtx>, settings: &mcp::McpSettings) {
-    if settings.servers.is_empty() {
+    if settings.servers.is_empty() && settings.replay_only.is_empty() {
         return;
     }
     let results = mcp::connect_all(&settings.servers, settings.startup_timeout).await;
@@ -195,6 +195,7 @@ pub async fn start(run: &Arc<RunCtx>, settings: &mcp::McpSettings) {
             });
         }
     }
+    servers.extend(replay_only(run, &settings.replay_only).await);
     let limits = Arc::new(McpLimits {
         semaphore: Semaphore::new(settings.max_concurrency.max(1)),
         rate_limit_max_wait: settings.rate_limit_max_wait,
@@ -202,6 +203,35 @@ pub async fn start(run: &Arc<RunCtx>, settings: &mcp::McpSettings) {
     });
     let tools = build_tools(run, &servers, limits);
     let _ = run.mcp_tools.set(tools);
+}
+
+/// Servers a resumed run was asked with but that are not configured now:
+/// each is a security warning; none is started or connected. The tools its
+/// first invocation listed are offered again, answered from the run's
+/// records only (a new call fails: the server is not connected).
+async fn replay_only(run: &Arc<RunCtx>, labels: &[String]) -> Vec<Listed> {
+    let mut out = Vec::new();
+    for label in labels {
+        let shown = crate::document::sanitize_text(label);
+        run.emitter.warning(
+            MAIN_AGENT,
+            WarningCode::Security,
+            format!(
+                "MCP server {shown} is named in this run's records but not configured now: it is not started (a run dir is data, not configuration); its recorded answers replay. To reconnect it, pass --mcp to `dra resume` again"
+            ),
+        );
+        let tools: Option<Vec<rmcp::model::Tool>> = run
+            .external(&format!("mcp-tools:{label}"), async { None })
+            .await;
+        if let Some(tools) = tools {
+            out.push(Listed {
+                label: label.clone(),
+                tools,
+                conn: None,
+            });
+        }
+    }
+    out
 }
 
 /// The stable URL of a result: the same call with the same answer gets
@@ -266,7 +296,10 @@ impl McpTool {
                 Err(_) => {
                     return Err((
                         ErrorClass::Transient,
-                        format!("no answer within {:?}", self.limits.call_timeout),
+                        format!(
+                            "calling {} failed: no answer within {:?}",
+                            self.remote, self.limits.call_timeout
+                        ),
                     ));
                 }
                 Ok(Ok(result)) => return Ok(result),
@@ -283,7 +316,7 @@ impl McpTool {
                     tokio::time::sleep(delay).await;
                     delay = (delay * 2).min(Duration::from_secs(30));
                 }
-                Ok(Err(e)) => return Err((mcp::class_of_service_error(&e), e.to_string())),
+                Ok(Err(e)) => return Err(conn.explain(&self.remote, &e)),
             }
         }
     }

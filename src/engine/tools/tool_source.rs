@@ -3,7 +3,8 @@
 //! `tool://...`) with the tool as publisher, judged like any page (scanned
 //! for instructions aimed at agents, identity-checked), and answered like
 //! `fetch_url` answers. A result over the large-result bounds is written
-//! whole to the run's workspace and the model gets a stub
+//! whole to the run's `offload/` folder (never through a link) and the
+//! model gets a stub
 //! ([`crate::engine::offload`]); it is still stored whole, so a quote from
 //! any part of it verifies and `read_source` pages through it.
 
@@ -15,6 +16,7 @@ use crate::document::{ContentType, DocMeta, RawDocument, SourceType};
 use crate::engine::offload;
 use crate::evidence::{self, injection};
 use crate::protocol::{ErrorClass, RunMode, Verdict, WarningCode};
+use crate::store::beneath::{Beneath, BeneathError};
 
 /// Where a result came from.
 pub struct ResultOrigin {
@@ -125,6 +127,15 @@ pub fn untrusted_description(
     "(withheld: it carried instructions aimed at AI agents)".to_string()
 }
 
+/// Writes an offloaded result below the run directory, through no link.
+fn write_offload(
+    run_dir: &std::path::Path,
+    relative: &std::path::Path,
+    bytes: &[u8],
+) -> Result<(), BeneathError> {
+    Beneath::open(run_dir)?.write_atomic(relative, bytes)
+}
+
 /// Stores a text result as a source and answers the model: a page view,
 /// a stub for a large result, or why it cannot be cited.
 pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> ToolOutput {
@@ -145,28 +156,17 @@ pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> T
     } else {
         if large {
             let name = format!("{}.{}", origin.file_stem, shape.format.extension());
-            let (shown, host) =
-                offload::file_paths(&run.run_dir.workspace_dir(), &limits.dir, &name);
-            let written = host
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| crate::store::write_atomic(&host, text.as_bytes()));
-            match written {
-                Ok(()) => {
-                    let relative = host
-                        .strip_prefix(run.run_dir.path())
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|_| host.display().to_string());
-                    file = Some((shown, relative));
-                }
+            let (shown, relative) = offload::file_paths(&limits.dir, &name);
+            match write_offload(run.run_dir.path(), &relative, text.as_bytes()) {
+                Ok(()) => file = Some((shown, relative.display().to_string())),
                 Err(e) => run.emitter.warning(
                     &cx.agent,
-                    WarningCode::WriteFailed,
-                    format!(
-                        "could not offload the result {} to {}: {e}",
-                        origin.url,
-                        host.display()
-                    ),
+                    if e.is_link() {
+                        WarningCode::Security
+                    } else {
+                        WarningCode::WriteFailed
+                    },
+                    format!("could not offload the result {}: {e}", origin.url),
                 ),
             }
         }

@@ -3,8 +3,8 @@
 //! - [`protocol`]: the typed event protocol and the ops a front end sends.
 //! - [`engine`]: the orchestrator, sub-researchers, tools, budgets, models.
 //! - [`evidence`]: cleaning pages, injection tripwire, identity gate, quotes.
-//! - [`question`]: what kind of question was asked (leaf).
-//! - [`answer`]: answers as values: answer types, candidate spans, the vote across sources (leaf).
+//! - [`question`]: what kind of question was asked (it reads answer types from [`answer`]).
+//! - [`answer`]: answers as values: answer types, candidate spans, the vote across sources (it imports only [`document`]).
 //! - [`report`]: hygiene, citation lint, composing report.md and sources.json.
 //! - [`store`]: the run directory and its writer.
 //! - [`sandbox`]: sandboxed code execution (bubblewrap, the llm-sandbox sidecar).

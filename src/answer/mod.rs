@@ -6,9 +6,9 @@
 //! sentences most about the question ([`vote`]). When no sentence about the
 //! question states a value of the kind asked for, the sources do not say.
 //!
-//! A leaf module: it knows words, numbers and dates, nothing of runs,
-//! pages or reports, so the offline model, the merge and the report all
-//! read answers the same way.
+//! It knows words, numbers and dates (and the calendar words of
+//! [`crate::document`]), nothing of runs, pages or reports, so the offline
+//! model, the merge and the report all read answers the same way.
 
 pub mod cjk;
 mod kind;

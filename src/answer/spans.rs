@@ -517,43 +517,12 @@ fn names(sentence: &str, ty: AnswerType, cx: &SpanContext) -> Vec<Span> {
 }
 
 fn is_calendar(w: &str) -> bool {
-    month_number(w).is_some()
-        || matches!(
-            w.to_lowercase().as_str(),
-            "monday"
-                | "tuesday"
-                | "wednesday"
-                | "thursday"
-                | "friday"
-                | "saturday"
-                | "sunday"
-                | "mon"
-                | "tue"
-                | "wed"
-                | "thu"
-                | "fri"
-                | "sat"
-                | "sun"
-        )
+    crate::document::is_calendar_word(&w.trim_end_matches('.').to_lowercase())
 }
 
 fn month_number(w: &str) -> Option<u32> {
     let w = w.trim_end_matches('.').to_lowercase();
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    MONTHS
+    crate::document::MONTH_NAMES
         .iter()
         .position(|m| {
             *m == w || (w.len() >= 3 && m.starts_with(&w) && (w.len() == 3 || w == "sept"))

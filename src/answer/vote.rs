@@ -619,12 +619,22 @@ pub fn covering(
             .map(|i| (i, gain(i) + 0.25 * scored[i].2))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let Some((i, g)) = best else { break };
-        if g <= 0.0 || (!out.is_empty() && gain(i) == 0.0 && scored[i].2 < MIN_COVERAGE) {
+        if g <= 0.0 || (!out.is_empty() && gain(i) == 0.0) {
             break;
         }
         origins.insert(passages[scored[i].0].origin);
         covered.extend(bags[i].iter().cloned());
         out.push(scored[i]);
+    }
+    // Then the sentences most about the question, while there is room
+    // (two parts of an answer can share every word of the question).
+    for s in scored.iter().filter(|s| s.2 >= MIN_COVERAGE) {
+        if out.len() >= k {
+            break;
+        }
+        if !out.iter().any(|o| o.0 == s.0 && o.1 == s.1) {
+            out.push(*s);
+        }
     }
     out
 }

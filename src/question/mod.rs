@@ -1,6 +1,7 @@
-//! Question understanding: what kind of question the user asked. A leaf
-//! module (it imports nothing else of dra), so the planner, the merge and
-//! the report composer all read the same answer.
+//! Question understanding: what kind of question the user asked. It
+//! imports only [`crate::answer`] (what kind of value a clause asks for),
+//! so the planner, the merge and the report composer all read the same
+//! answer.
 
 mod aspects;
 mod clarity;

@@ -366,44 +366,7 @@ pub fn expected(question: &str) -> AnswerType {
         "when" => AnswerType::Date,
         "where" => AnswerType::Place,
         "why" => AnswerType::Explanation,
-        "how" => match at(i + 1) {
-            "many" => AnswerType::Quantity,
-            "much" => {
-                let rest = &w[i + 2..];
-                if rest.iter().any(|t| {
-                    matches!(
-                        t.as_str(),
-                        "cost"
-                            | "costs"
-                            | "pay"
-                            | "paid"
-                            | "worth"
-                            | "spend"
-                            | "spent"
-                            | "charge"
-                            | "price"
-                            | "raise"
-                            | "raised"
-                            | "earn"
-                            | "earned"
-                            | "money"
-                            | "sell"
-                            | "sold"
-                            | "invest"
-                            | "invested"
-                            | "fund"
-                            | "funding"
-                    )
-                }) {
-                    AnswerType::Money
-                } else {
-                    AnswerType::Quantity
-                }
-            }
-            "long" | "old" | "big" | "large" | "tall" | "far" | "fast" | "high" | "heavy"
-            | "often" | "deep" | "wide" => AnswerType::Quantity,
-            _ => AnswerType::Explanation,
-        },
+        "how" => how_type(&w, i),
         // which / what: the class noun after it decides.
         _ => {
             let mut j = i + 1;
@@ -440,6 +403,17 @@ pub fn expected(question: &str) -> AnswerType {
                     // "What changed in version 3": a verb, not a class.
                     break;
                 }
+                // "Which journal modes": a plural of no class is a list,
+                // answered in sentences.
+                let word = at(k);
+                if class_of(word).is_none()
+                    && word.len() > 3
+                    && word.ends_with('s')
+                    && !word.ends_with("ss")
+                {
+                    head = Some(AnswerType::Explanation);
+                    break;
+                }
                 if let Some(t) = class_of(at(k)) {
                     let noun = if class_of(at(k + 1)).is_some() {
                         at(k + 1)
@@ -462,12 +436,52 @@ pub fn expected(question: &str) -> AnswerType {
             if let Some(t) = head {
                 return t;
             }
-            if at(i) == "which" {
-                AnswerType::Name
+            // "Which is the default": no class, answered in sentences.
+            AnswerType::Explanation
+        }
+    }
+}
+
+/// "How many", "how much ... cost", "how long": the word after "how".
+fn how_type(w: &[String], i: usize) -> AnswerType {
+    let at = |i: usize| w.get(i).map(String::as_str).unwrap_or("");
+    match at(i + 1) {
+        "many" => AnswerType::Quantity,
+        "much" => {
+            let rest = &w[i + 2..];
+            if rest.iter().any(|t| {
+                matches!(
+                    t.as_str(),
+                    "cost"
+                        | "costs"
+                        | "pay"
+                        | "paid"
+                        | "worth"
+                        | "spend"
+                        | "spent"
+                        | "charge"
+                        | "price"
+                        | "raise"
+                        | "raised"
+                        | "earn"
+                        | "earned"
+                        | "money"
+                        | "sell"
+                        | "sold"
+                        | "invest"
+                        | "invested"
+                        | "fund"
+                        | "funding"
+                )
+            }) {
+                AnswerType::Money
             } else {
-                AnswerType::Explanation
+                AnswerType::Quantity
             }
         }
+        "long" | "old" | "big" | "large" | "tall" | "far" | "fast" | "high" | "heavy" | "often"
+        | "deep" | "wide" => AnswerType::Quantity,
+        _ => AnswerType::Explanation,
     }
 }
 
@@ -561,6 +575,8 @@ mod tests {
             ("What must publishers change?", Explanation),
             ("Which cities have adopted it?", Explanation),
             ("Which city hosted it?", Place),
+            ("Which journal modes does it support?", Explanation),
+            ("Which is the default?", Explanation),
         ] {
             assert_eq!(expected(q), t, "{q}");
         }

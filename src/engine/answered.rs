@@ -4,7 +4,8 @@
 //! researched by those pages, however on-topic their words).
 
 use crate::evidence::{Findings, Page};
-use crate::protocol::{EntityAnchors, Verdict};
+use crate::protocol::{EntityAnchors, StatusReason, StatusState, Verdict};
+use crate::question::{self, QuestionKind};
 
 /// Sub-questions answered and not, by the researchers' own word (units
 /// that did not say count in neither).
@@ -67,6 +68,69 @@ pub fn subject_absent(anchors: &EntityAnchors, pages: &[Page]) -> Option<String>
             .any(|m| matches!(m.as_str(), "name" | "alias" | "domain"))
     };
     (!accepted.is_empty() && !accepted.iter().any(|p| names_it(p))).then(|| name.to_string())
+}
+
+/// What the answers make of a run's ending.
+#[derive(Debug, PartialEq)]
+pub enum Judged {
+    /// The sources are not about the subject: this report instead, and the
+    /// run ends `no_verified_source`.
+    SubjectAbsent { markdown: String, detail: String },
+    /// Every sub-question that said was unanswered: `not_answered`.
+    NotAnswered { detail: String },
+    /// The ending stands; the tally is its detail when it had none.
+    Kept { detail: Option<String> },
+}
+
+/// Judges a run's ending `(state, reason, detail)` by its answers. The
+/// subject is judged for due diligence, whose subject is a name; elsewhere
+/// an inferred subject is a phrase of the question ("World Cup Final")
+/// that pages word their own way.
+pub fn judge(
+    question_text: &str,
+    anchors: &EntityAnchors,
+    pages: &[Page],
+    units: &[Findings],
+    (state, reason, detail): (StatusState, StatusReason, Option<String>),
+) -> Judged {
+    let delivered = state == StatusState::Done
+        && matches!(
+            reason,
+            StatusReason::ReportDelivered | StatusReason::ReportSalvaged
+        );
+    let diligence = question::classify(question_text) == QuestionKind::DueDiligence;
+    if delivered
+        && diligence
+        && let Some(name) = subject_absent(anchors, pages)
+    {
+        let accepted = pages
+            .iter()
+            .filter(|p| p.verdict == Verdict::Accepted)
+            .count();
+        return Judged::SubjectAbsent {
+            markdown: absent_report(question_text, &name, accepted),
+            detail: format!("nothing in the sources is about {name}"),
+        };
+    }
+    let tally = Tally::of(units);
+    if state == StatusState::Done
+        && reason == StatusReason::ReportDelivered
+        && tally.none_answered()
+    {
+        return Judged::NotAnswered {
+            detail: format!(
+                "the sources read do not say what the question asks ({})",
+                tally.describe().unwrap_or_default()
+            ),
+        };
+    }
+    Judged::Kept {
+        detail: if state == StatusState::Done {
+            detail.or_else(|| tally.describe())
+        } else {
+            detail
+        },
+    }
 }
 
 /// The report of a run whose sources are not about its subject.

@@ -523,53 +523,27 @@ async fn run_one(
     }
     let skipped = ctx.skipped();
     let mut fin = report::finalize(&markdown, &pages, &numbered, &skipped, &footer);
-    let delivered = state == StatusState::Done
-        && matches!(
-            reason,
-            StatusReason::ReportDelivered | StatusReason::ReportSalvaged
-        );
-    // An inferred subject that no page read names: the sources are about
-    // something else, and a report built from them would be about it too.
-    // Judged for questions about a company or product as a partner (due
-    // diligence), whose subject is a name; elsewhere an inferred subject
-    // is a phrase of the question ("World Cup Final") that pages word
-    // their own way.
-    let diligence =
-        crate::question::classify(question) == crate::question::QuestionKind::DueDiligence;
-    let (state, reason, detail) = match super::answered::subject_absent(&ctx.anchors, &pages) {
-        Some(name) if delivered && diligence => {
-            let accepted = pages
-                .iter()
-                .filter(|p| p.verdict == Verdict::Accepted)
-                .count();
-            let md = super::answered::absent_report(question, &name, accepted);
-            fin = report::finalize(&md, &pages, &[], &skipped, &footer);
+    // What the answers make of the ending: sources not about the subject,
+    // nothing answered, or the tally of sub-questions answered.
+    let (state, reason, detail) = match super::answered::judge(
+        question,
+        &ctx.anchors,
+        &pages,
+        &findings,
+        (state, reason, detail),
+    ) {
+        super::answered::Judged::SubjectAbsent { markdown, detail } => {
+            fin = report::finalize(&markdown, &pages, &[], &skipped, &footer);
             (
                 StatusState::Error,
                 StatusReason::NoVerifiedSource,
-                Some(format!("nothing in the sources is about {name}")),
+                Some(detail),
             )
         }
-        _ => (state, reason, detail),
-    };
-    // Sub-questions answered: in the status detail; none answered is an
-    // ending of its own.
-    let tally = super::answered::Tally::of(&findings);
-    let (reason, detail) = if state == StatusState::Done
-        && reason == StatusReason::ReportDelivered
-        && tally.none_answered()
-    {
-        (
-            StatusReason::NotAnswered,
-            Some(format!(
-                "the sources read do not say what the question asks ({})",
-                tally.describe().unwrap_or_default()
-            )),
-        )
-    } else if state == StatusState::Done {
-        (reason, detail.or_else(|| tally.describe()))
-    } else {
-        (reason, detail)
+        super::answered::Judged::NotAnswered { detail } => {
+            (state, StatusReason::NotAnswered, Some(detail))
+        }
+        super::answered::Judged::Kept { detail } => (state, reason, detail),
     };
     // A report that cites nothing verified is not a delivered report.
     let (state, reason, detail) = if state == StatusState::Done

@@ -25,14 +25,19 @@ one() {
     env -i PATH="$PATH" HOME="$h" LANG=C.UTF-8 \
     "$bin" ask --json --no-memory --corpus "$corpus" --runs-dir "$r" "$question" \
     </dev/null >/dev/null 2>&1 || rc=$?
-  python3 "$rgb/score.py" "$r" "$id" || true
+  # One file per case: parallel jobs never share an output stream.
+  python3 "$rgb/score.py" "$r" "$id" > "$lines/$id" 2>&1 \
+    || { [ -s "$lines/$id" ] || echo "$id: wrong: score.py failed (exit $rc)" > "$lines/$id"; }
   rm -rf "$h" "$r"
 }
+lines=$(mktemp -d)
+trap 'rm -rf "$lines"' EXIT
 export -f one
-export bin rgb
+export bin rgb lines
 
 python3 "$rgb/score.py" --list | grep -E "^[^	]*($filter)" \
-  | tr '\t\n' '\0\0' | xargs -0 -n 3 -P "$jobs" bash -c 'one "$@"' _ | sort > "$out"
+  | tr '\t\n' '\0\0' | xargs -0 -n 3 -P "$jobs" bash -c 'one "$@"' _
+cat "$lines"/* | sort > "$out"
 
 echo "rgb-dev offline ($(wc -l < "$out") cases; per case: $out)"
 printf '%-16s %7s %7s\n' condition right of

@@ -65,6 +65,26 @@ impl Tool for ReadSkill {
             .filter(|f| !f.is_empty());
         let (content, summary) = match file {
             Some(f) => match skill.read_file(f) {
+                // A skill's SKILL.md instructs by design; the files beside it
+                // are material (references, examples, data) and are judged
+                // like any text from outside: instructions aimed at agents
+                // in them withhold the file.
+                Ok(text) if !crate::evidence::injection::scan_text(&text).is_empty() => {
+                    let hits = crate::evidence::injection::scan_text(&text);
+                    cx.run.emitter.warning(
+                        &cx.agent,
+                        crate::protocol::WarningCode::Other,
+                        format!(
+                            "skill {}: the file {f} carries instructions aimed at AI agents ({}); it is withheld from the model",
+                            skill.name,
+                            hits.join(", ")
+                        ),
+                    );
+                    return ToolOutput::permanent(format!(
+                        "skill {}: the file {f} was withheld: it carries instructions aimed at AI agents",
+                        skill.name
+                    ));
+                }
                 Ok(text) => {
                     let summary = format!(
                         "skill {}: {} ({} chars)",

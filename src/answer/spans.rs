@@ -504,6 +504,20 @@ fn names(sentence: &str, ty: AnswerType, cx: &SpanContext) -> Vec<Span> {
             _ => 0.7,
         } * if all_caps && b - a > 1 { 0.6 } else { 1.0 }
             * if all_ordinary { 0.4 } else { 1.0 };
+        // "..., said Arjun Pillai": who speaks is attributed, not the subject
+        // of what is said.
+        let reporting = |t: Option<&Token>| {
+            t.is_some_and(|t| {
+                matches!(
+                    t.core.to_lowercase().as_str(),
+                    "said" | "says" | "told" | "wrote" | "added" | "explained" | "according"
+                )
+            })
+        };
+        let attributed = reporting(a.checked_sub(1).and_then(|i| toks.get(i)))
+            || reporting(a.checked_sub(2).and_then(|i| toks.get(i))) && toks[a - 1].core == "to"
+            || reporting(toks.get(b));
+        let shape = if attributed { shape * 0.5 } else { shape };
         let (start, end) = (toks[a].start, toks[b - 1].end);
         out.push(Span {
             text: sentence[start..end].to_string(),
@@ -763,6 +777,15 @@ mod tests {
             texts(&spans(s, AnswerType::Person, &cx)),
             vec!["Simona Halep", "Serena Williams"]
         );
+    }
+
+    #[test]
+    fn a_speaker_is_a_weaker_answer_than_the_subject_of_what_is_said() {
+        let cx = SpanContext::new("Who leads Acme?", &[]);
+        let s = "\"Priya Nair is the right person to lead Acme,\" said Arjun Pillai, its founder.";
+        let got = spans(s, AnswerType::Person, &cx);
+        let shape = |n: &str| got.iter().find(|g| g.text == n).map(|g| g.shape);
+        assert!(shape("Priya Nair") > shape("Arjun Pillai"), "{got:?}");
     }
 
     #[test]

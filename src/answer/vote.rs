@@ -24,6 +24,10 @@ use super::{AnswerType, cjk};
 /// with its neighbours, for its value to answer the question.
 pub const MIN_COVERAGE: f64 = 0.5;
 
+/// Sentences an answer in sentences keeps (the parts of a question asking
+/// two things can sit in one source).
+pub const COVER: usize = 4;
+
 /// One source's text, split into sentences by the caller.
 #[derive(Debug, Clone)]
 pub struct Passage<'a> {
@@ -84,8 +88,9 @@ pub struct Voted {
 pub enum Outcome {
     /// A value of the expected type, stated in sentences about the question.
     Answered(Voted),
-    /// Sentences about the question (passage, sentence, coverage), best
-    /// first, for an answer that is a sentence (explanations, yes/no).
+    /// For an answer that is a sentence (explanations, lists, CJK): up to
+    /// [`COVER`] sentences (passage, sentence, coverage) that together
+    /// cover the question (see [`covering`]).
     Sentences(Vec<(usize, usize, f64)>),
     /// Nothing read covers the question: the sources do not say. The best
     /// coverage seen is kept for the record.
@@ -100,6 +105,8 @@ pub struct Terms {
     weights: HashMap<String, f64>,
     /// The names of the question, as the terms of their words.
     groups: Vec<Vec<String>>,
+    /// Every term of a name (they count through their name, not alone).
+    grouped: BTreeSet<String>,
     total: f64,
 }
 
@@ -286,9 +293,11 @@ impl Terms {
             })
             .filter(|g| g.len() > 1)
             .collect();
+        let grouped = groups.iter().flatten().cloned().collect();
         let mut t = Self {
             weights,
             groups,
+            grouped,
             total: 0.0,
         };
         t.total = t.credit(&|_| 1.0);
@@ -299,11 +308,10 @@ impl Terms {
     /// 0.5 beside it, 0 absent); a name earns its heaviest word's weight
     /// at its best-found word.
     fn credit(&self, found: &dyn Fn(&str) -> f64) -> f64 {
-        let grouped: BTreeSet<&str> = self.groups.iter().flatten().map(String::as_str).collect();
         let singles: f64 = self
             .weights
             .iter()
-            .filter(|(t, _)| !grouped.contains(t.as_str()))
+            .filter(|(t, _)| !self.grouped.contains(t.as_str()))
             .map(|(t, w)| w * found(t))
             .sum();
         let names: f64 = self
@@ -338,10 +346,6 @@ impl Terms {
     /// The terms of the question's names.
     fn name_terms(&self) -> impl Iterator<Item = &String> {
         self.groups.iter().flatten()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.weights.is_empty()
     }
 }
 
@@ -566,7 +570,7 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
     let best_coverage = scored.first().map_or(0.0, |s| s.2);
     if !ty.is_span() {
         return if best_coverage >= MIN_COVERAGE {
-            Outcome::Sentences(scored.into_iter().filter(|s| s.2 >= MIN_COVERAGE).collect())
+            Outcome::Sentences(covering(&terms, passages, &scored, COVER))
         } else {
             Outcome::NotStated { best_coverage }
         };
@@ -585,13 +589,18 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
 /// together cover most of the question, one per origin: each next one is
 /// the sentence adding the most weight of terms not covered yet (a question
 /// asking two things is answered by two sentences, not two of one kind).
-pub fn covering(
-    question: &str,
+fn covering(
+    terms: &Terms,
     passages: &[Passage<'_>],
     scored: &[(usize, usize, f64)],
     k: usize,
 ) -> Vec<(usize, usize, f64)> {
-    let terms = Terms::new(question, passages);
+    let scored: Vec<(usize, usize, f64)> = scored
+        .iter()
+        .copied()
+        .filter(|s| s.2 >= MIN_COVERAGE)
+        .collect();
+    let scored = &scored[..];
     let bags: Vec<BTreeSet<String>> = scored
         .iter()
         .map(|(p, s, _)| terms_of(passages[*p].sentences[*s]))

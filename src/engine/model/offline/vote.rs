@@ -11,9 +11,6 @@ use crate::evidence::{quotes, sentences};
 
 /// Supporting sentences kept for the answer, one per source.
 const SUPPORTS: usize = 3;
-/// Sentences kept for an answer in sentences (the parts of a question
-/// asking two things can sit in one source).
-const SENTENCES: usize = 4;
 
 /// What the pages say to a sub-question that asks for a value.
 pub(super) struct Picked {
@@ -106,7 +103,7 @@ pub(super) fn pick(
         Outcome::Sentences(best) => Picked {
             value: None,
             answered: true,
-            supports: answer::vote::covering(&question, &passages, &best, SENTENCES)
+            supports: best
                 .into_iter()
                 .map(|(p, s, c)| candidate(p, s, c))
                 .collect(),

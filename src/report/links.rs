@@ -135,8 +135,16 @@ fn gate_line(line: &str, allowed: &[String], removed: &mut Vec<String>) -> Strin
     let mut line = line.to_string();
     for _ in 0..ROUNDS {
         if let Some(c) = DEFINITION.captures(&line) {
-            let dest = c.get(4).map_or("", |m| m.as_str());
-            if is_allowed(dest.trim_matches(['<', '>']), allowed) {
+            let written = c.get(4).map_or("", |m| m.as_str());
+            let dest = written.trim_matches(['<', '>']);
+            if is_allowed(dest, allowed) {
+                // In angle brackets only when they are closed: a lone `<`
+                // would open a tag.
+                let dest = if written.starts_with('<') && written.ends_with('>') {
+                    written
+                } else {
+                    dest
+                };
                 // The label and what follows the destination (a title, or
                 // text that makes the line no definition at all) are gated
                 // like any text.

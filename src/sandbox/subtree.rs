@@ -93,16 +93,50 @@ fn marked(needle: &str, me: u32) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
+    let mut rereads = REREADS;
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&pid| pid != me)
-        .filter(|pid| {
-            let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        .filter(|&pid| {
+            let Some(env) = environ(pid, &mut rereads) else {
                 return false;
             };
-            env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()) && !is_zombie(*pid)
+            env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()) && !is_zombie(pid)
         })
         .collect()
+}
+
+/// Second reads (2 ms apart) of environments that read empty, per pass over
+/// `/proc`: a process in the middle of `execve` shows none until its new
+/// image is set up, and one started with `env -i` always shows none.
+const REREADS: usize = 25;
+
+/// The environment of `pid`, `None` when it cannot be read. A user process
+/// whose environment reads empty is read again while `rereads` lasts: it
+/// may be between its fork and its exec, and skipping it would let it
+/// escape. Kernel threads, which have none, are not read again.
+fn environ(pid: u32, rereads: &mut usize) -> Option<Vec<u8>> {
+    loop {
+        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        if !env.is_empty() || *rereads == 0 || is_kernel_thread(pid) || is_zombie(pid) {
+            return Some(env);
+        }
+        *rereads -= 1;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// The kernel's own threads (flag `PF_KTHREAD` in `/proc/<pid>/stat`).
+fn is_kernel_thread(pid: u32) -> bool {
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            // After the name: state, ppid, pgrp, session, tty, tpgid, flags.
+            let after = s.rsplit_once(')')?.1.to_string();
+            after.split_whitespace().nth(6)?.parse::<u64>().ok()
+        })
+        .is_some_and(|flags| flags & PF_KTHREAD != 0)
 }
 
 fn is_zombie(pid: u32) -> bool {
@@ -167,7 +201,14 @@ mod tests {
         }
         let pid: u32 = pid.trim().parse().unwrap();
         assert!(!is_zombie(pid), "the sleep is not running");
-        assert!(tree.kill() >= 1);
+        let killed = tree.kill();
+        assert!(
+            killed >= 1,
+            "the mark was not found: /proc/{pid}/environ reads {:?}, stat {:?}",
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|e| String::from_utf8_lossy(&e).len()),
+            std::fs::read_to_string(format!("/proc/{pid}/stat")),
+        );
         assert!(is_zombie(pid), "the detached sleep {pid} survived");
         // Nothing else carries the mark.
         assert_eq!(tree.kill(), 0);

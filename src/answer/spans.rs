@@ -338,6 +338,102 @@ const NAME_JOINERS: &[&str] = &[
     "al", "el", "y", "&", "and", "the",
 ];
 
+/// The least shape a span keeps to be a candidate at all: below it, a
+/// name is a heading's word or a thing, not an answer.
+const MIN_SHAPE: f64 = 0.35;
+
+/// The last words of names of things and institutions, never of a person
+/// ("Outland Trophy", "Air Force Base", "Acme Holdings").
+const THING_HEADS: &[&str] = &[
+    "trophy",
+    "award",
+    "awards",
+    "prize",
+    "cup",
+    "medal",
+    "league",
+    "championship",
+    "tournament",
+    "bowl",
+    "open",
+    "games",
+    "olympics",
+    "series",
+    "stadium",
+    "arena",
+    "university",
+    "college",
+    "school",
+    "academy",
+    "institute",
+    "foundation",
+    "museum",
+    "festival",
+    "company",
+    "inc",
+    "corp",
+    "corporation",
+    "ltd",
+    "llc",
+    "group",
+    "holdings",
+    "bank",
+    "party",
+    "association",
+    "federation",
+    "committee",
+    "council",
+    "club",
+    "team",
+    "base",
+    "force",
+    "army",
+    "navy",
+    "street",
+    "avenue",
+    "road",
+    "river",
+    "island",
+    "lake",
+    "park",
+    "county",
+    "city",
+    "state",
+    "province",
+    "airport",
+    "station",
+    "hospital",
+    "church",
+    "hall",
+    "centre",
+    "center",
+];
+
+/// How much a name reads as a person's, by its words and what precedes it:
+/// not a thing's name ("Outland Trophy"), not a noun with an article ("a
+/// Colombian"), not a place ("at Maxwell Air Force Base, Alabama").
+fn as_person(toks: &[Token<'_>], a: usize, b: usize) -> f64 {
+    let last = toks[b - 1].core.to_lowercase();
+    if THING_HEADS.contains(&last.as_str()) {
+        return 0.3;
+    }
+    let before = |i: usize| a.checked_sub(i).map(|j| toks[j].core.to_lowercase());
+    if b - a == 1 && matches!(before(1).as_deref(), Some("a" | "an")) {
+        return 0.3;
+    }
+    // The nearest word before the name that is not capitalised (the words
+    // of a place's name, "Maxwell Air Force Base,", are skipped).
+    let lead = toks[..a]
+        .iter()
+        .rev()
+        .find(|t| !is_capitalised(t.core))
+        .map(|t| t.core.to_lowercase());
+    if matches!(lead.as_deref(), Some("in" | "at" | "near" | "outside")) {
+        return 0.45;
+    }
+    1.0
+}
+
 struct Token<'a> {
     core: &'a str,
     start: usize,
@@ -518,6 +614,14 @@ fn names(sentence: &str, ty: AnswerType, cx: &SpanContext) -> Vec<Span> {
             || reporting(a.checked_sub(2).and_then(|i| toks.get(i))) && toks[a - 1].core == "to"
             || reporting(toks.get(b));
         let shape = if attributed { shape * 0.5 } else { shape };
+        let shape = if ty == AnswerType::Person {
+            shape * as_person(&toks, a, b)
+        } else {
+            shape
+        };
+        if shape < MIN_SHAPE {
+            continue;
+        }
         let (start, end) = (toks[a].start, toks[b - 1].end);
         out.push(Span {
             text: sentence[start..end].to_string(),

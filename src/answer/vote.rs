@@ -249,7 +249,7 @@ pub fn terms_of(text: &str) -> BTreeSet<String> {
         .map(|w| st.stem(base_form(&w)).into_owned())
         .collect();
     out.extend(
-        cjk::bigrams(text)
+        cjk::bigrams(&cjk::without_question_words(text))
             .into_iter()
             .filter(|b| !cjk::is_function_bigram(b)),
     );
@@ -274,10 +274,13 @@ impl Terms {
             }
         }
         // A character pair no sentence has spans two words of the question
-        // ("港和" in "香港和澳门"): an artefact of segmenting, not a term.
+        // ("港和" in "香港和澳门"), and so does one rarer than the pairs on
+        // both sides of it: artefacts of segmenting, not terms.
+        let seams = cjk::seams(question, &|b| df.get(b).copied());
         let weights: HashMap<String, f64> = q
             .iter()
             .filter(|t| !(t.chars().any(cjk::is_cjk) && df.get(t.as_str()) == Some(&0)))
+            .filter(|t| !seams.contains(t))
             .map(|t| {
                 let d = df.get(t.as_str()).copied().unwrap_or(0) as f64;
                 (t.clone(), (1.0 + (n as f64 + 1.0) / (d + 1.0)).ln())
@@ -501,19 +504,12 @@ fn is_question(s: &str) -> bool {
     s.trim_end().ends_with(['?', '？'])
 }
 
-/// The values the passages give for `question` of type `ty`.
-pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome {
-    let terms = Terms::new(question, passages);
-    let texts: Vec<&str> = passages
-        .iter()
-        .flat_map(|p| p.sentences.iter().copied())
-        .collect();
-    let cx = SpanContext::new(question, &texts);
+/// Every sentence's coverage of the question (passage, sentence,
+/// coverage), sentences that are questions themselves left out.
+fn coverages(question: &str, terms: &Terms, passages: &[Passage<'_>]) -> Vec<(usize, usize, f64)> {
     let years_asked = years_in(question);
     let event = event_terms(question);
-    // Coverage of every sentence.
-    let mut scored: Vec<(usize, usize, f64)> = Vec::new();
-    let mut candidates: Vec<Support> = Vec::new();
+    let mut scored = Vec::new();
     for (pi, p) in passages.iter().enumerate() {
         let bags: Vec<BTreeSet<String>> = p.sentences.iter().map(|s| terms_of(s)).collect();
         let title = terms_of(p.title);
@@ -544,14 +540,28 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
             {
                 coverage *= 0.6;
             }
-            if is_question(s) {
-                continue;
+            if !is_question(s) {
+                scored.push((pi, si, coverage));
             }
-            scored.push((pi, si, coverage));
-            if !ty.is_span() || coverage == 0.0 {
-                continue;
-            }
-            for span in spans(s, ty, &cx) {
+        }
+    }
+    scored
+}
+
+/// The values the passages give for `question` of type `ty`.
+pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome {
+    let terms = Terms::new(question, passages);
+    let texts: Vec<&str> = passages
+        .iter()
+        .flat_map(|p| p.sentences.iter().copied())
+        .collect();
+    let cx = SpanContext::new(question, &texts);
+    let mut scored = coverages(question, &terms, passages);
+    let mut candidates: Vec<Support> = Vec::new();
+    if ty.is_span() {
+        for &(pi, si, coverage) in scored.iter().filter(|s| s.2 > 0.0) {
+            let p = &passages[pi];
+            for span in spans(p.sentences[si], ty, &cx) {
                 // The page's own date at the head of a snippet is a dateline.
                 let dateline = si == 0 && span.start == 0 && matches!(span.key, Key::Date { .. });
                 let weight = coverage * coverage * span.shape * if dateline { 0.3 } else { 1.0 };
@@ -582,6 +592,114 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
             ballots,
         }),
         _ => Outcome::NotStated { best_coverage },
+    }
+}
+
+/// How much less a sentence counts for a part of a question when it holds
+/// no value of the kind the part asks for.
+const UNTYPED: f64 = 0.6;
+
+/// Sentences kept for each part of a question asking several things.
+const PER_PART: usize = 2;
+
+/// The share of a part's weighted terms a sentence must cover to answer
+/// it. A part is a short question: a word it misses weighs more than one a
+/// whole question misses, so the bar is lower than [`MIN_COVERAGE`]; the
+/// question as a whole must still be covered that well somewhere.
+const PART_COVERAGE: f64 = 0.35;
+
+/// A question in a script without capitals (Chinese, Japanese), answered
+/// in sentences: each thing it asks ([`cjk::sub_questions`]) by the
+/// sentences most about it, those holding a value of the kind it asks for
+/// (a date, an amount, a percentage) first. Nothing about any part: the
+/// sources do not say.
+pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
+    let parts = cjk::sub_questions(question);
+    let texts: Vec<&str> = passages
+        .iter()
+        .flat_map(|p| p.sentences.iter().copied())
+        .collect();
+    let mut out: Vec<(usize, usize, f64)> = Vec::new();
+    // The question as a whole is covered, or one of its parts is.
+    let mut best_coverage: f64 = if parts.len() > 1 {
+        let whole = Terms::new(question, passages);
+        coverages(question, &whole, passages)
+            .iter()
+            .map(|s| s.2)
+            .fold(0.0, f64::max)
+    } else {
+        0.0
+    };
+    for part in &parts {
+        let terms = Terms::new(part, passages);
+        let ty = super::expected(part);
+        let cx = SpanContext::new(part, &texts);
+        let mut scored = coverages(part, &terms, passages);
+        // Whether the part is covered at all is read before the kind of
+        // value weighs in.
+        best_coverage = scored.iter().map(|s| s.2).fold(best_coverage, f64::max);
+        for s in &mut scored {
+            if !holds_value(passages[s.0].sentences[s.1], s.1 == 0, ty, &cx) {
+                s.2 *= UNTYPED;
+            }
+        }
+        scored.sort_by(|a, b| b.2.total_cmp(&a.2));
+        let picked = if parts.len() == 1 {
+            covering(&terms, passages, &scored, COVER)
+        } else {
+            best_of_part(&scored, &out)
+        };
+        for s in picked {
+            if !out.iter().any(|o| (o.0, o.1) == (s.0, s.1)) {
+                out.push(s);
+            }
+        }
+    }
+    if out.is_empty() || best_coverage < MIN_COVERAGE {
+        Outcome::NotStated { best_coverage }
+    } else {
+        Outcome::Sentences(out)
+    }
+}
+
+/// The best sentence for one part of a question, and a second when it is
+/// nearly as good; none that another part took.
+fn best_of_part(
+    scored: &[(usize, usize, f64)],
+    taken: &[(usize, usize, f64)],
+) -> Vec<(usize, usize, f64)> {
+    let mut out: Vec<(usize, usize, f64)> = Vec::new();
+    for &s in scored.iter().filter(|s| s.2 >= PART_COVERAGE) {
+        if out.len() >= PER_PART {
+            break;
+        }
+        let fresh = !taken.iter().any(|t| (t.0, t.1) == (s.0, s.1));
+        let close = out.first().is_none_or(|b| s.2 >= 0.8 * b.2);
+        if fresh && close {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Whether a sentence holds a value of the kind `ty` (a snippet's dateline
+/// is no date of what it tells). Names have no capitals to be found by in
+/// these scripts: any sentence may hold one.
+fn holds_value(sentence: &str, first: bool, ty: AnswerType, cx: &SpanContext) -> bool {
+    use super::spans::numbers;
+    match ty {
+        AnswerType::Date | AnswerType::Year | AnswerType::Percent | AnswerType::Version => {
+            spans(sentence, ty, cx)
+                .iter()
+                .any(|s| !(first && s.start == 0 && matches!(s.key, Key::Date { .. })))
+        }
+        // An amount is often written without its currency ("4.7亿").
+        AnswerType::Money => numbers(sentence).iter().any(|n| {
+            matches!(&n.key, Key::Number { unit, .. } if unit != "%")
+                && (n.text.contains(['万', '亿', '元']) || !spans(sentence, ty, cx).is_empty())
+        }),
+        AnswerType::Quantity => !spans(sentence, ty, cx).is_empty(),
+        _ => true,
     }
 }
 

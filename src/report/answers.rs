@@ -54,6 +54,9 @@ pub struct Direct {
     pub not_said: String,
 }
 
+/// The most sentences an answer in sentences quotes.
+const ANSWER_SENTENCES: usize = 4;
+
 /// One paragraph per unit that has a direct answer; `single`: the report
 /// has one sub-question, whose label is the question itself.
 pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> Direct {
@@ -91,13 +94,15 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
                 best.source
             ));
         } else if unit.answered == Some(true) && !unit.findings.is_empty() {
-            // An answer in sentences: the best of each source, in order.
+            // An answer in sentences: the sentences the research chose for
+            // it (the parts of a question asking several things can sit
+            // in one source), each once, in order.
             let mut seen = BTreeSet::new();
             let quotes: Vec<String> = unit
                 .findings
                 .iter()
-                .filter(|f| seen.insert(f.source))
-                .take(3)
+                .filter(|f| seen.insert(f.quote.as_str()))
+                .take(ANSWER_SENTENCES)
                 .map(|f| format!("\"{}\" [{}]", quote(&f.quote), f.source))
                 .collect();
             out.push_str(&format!("{head}{}\n\n", quotes.join(" ")));

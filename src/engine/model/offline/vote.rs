@@ -85,7 +85,11 @@ pub(super) fn pick(
             score,
         }
     };
-    let outcome = answer::vote::vote(&question, ty, &passages);
+    let outcome = if cjk {
+        answer::vote::vote_parts(&question, &passages)
+    } else {
+        answer::vote::vote(&question, ty, &passages)
+    };
     Some(match outcome {
         Outcome::Answered(v) => {
             let best = &v.ballots[0];

@@ -357,4 +357,16 @@ mod tests {
             proptest::prop_assert!(!parts.is_empty() && parts.len() <= MAX_PARTS);
         }
     }
+    #[test]
+    fn a_pair_rarer_than_both_neighbours_is_a_seam() {
+        let df = |b: &str| match b {
+            "票房" => Some(9),
+            "房冠" => Some(1),
+            "冠军" => Some(5),
+            _ => None,
+        };
+        assert_eq!(seams("票房冠军是谁", &df), vec!["房冠"]);
+        // A word of three characters has no pair between two others.
+        assert!(seams("英伟达", &|_| Some(3)).is_empty());
+    }
 }

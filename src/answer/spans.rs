@@ -59,7 +59,7 @@ impl Key {
         match (self, other) {
             (Key::Name(a), Key::Name(b)) => {
                 let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-                !short.is_empty() && short.iter().all(|w| long.contains(w))
+                !short.is_empty() && short.iter().all(|w| long.iter().any(|l| same_word(w, l)))
             }
             (
                 Key::Date {
@@ -102,6 +102,16 @@ impl Key {
             Key::Version(v) => v.len(),
         }
     }
+}
+
+/// Whether two words of names are one word, or one spelt a letter apart
+/// ("Kurzel", "Kurze"; "Christophe", "Cristophe"): long words, same first
+/// letter, one edit.
+fn same_word(a: &str, b: &str) -> bool {
+    a == b
+        || a.chars().count().min(b.chars().count()) >= 5
+            && a.chars().next() == b.chars().next()
+            && strsim::levenshtein(a, b) <= 1
 }
 
 /// What the spans of a sentence are judged against.
@@ -769,9 +779,11 @@ pub fn numbers(sentence: &str) -> Vec<Span> {
     let mut out = Vec::new();
     for c in NUMBER.captures_iter(sentence) {
         let Some(whole) = c.get(0) else { continue };
-        // "Q1", "A320", "COVID-19": a number inside a word is part of a name.
+        // "Q1", "A320", "COVID-19": a number inside a word is part of a name
+        // (a number after a Chinese character is not: "上升6.4%").
         let before = sentence[..whole.start()].chars().next_back();
-        if c.get(1).is_none() && before.is_some_and(|b| b.is_alphanumeric() || b == '-') {
+        let in_word = |b: char| (b.is_alphanumeric() && !super::cjk::is_cjk(b)) || b == '-';
+        if c.get(1).is_none() && before.is_some_and(in_word) {
             continue;
         }
         let Some(digits) = c.get(2) else { continue };
@@ -934,6 +946,11 @@ mod tests {
         assert_eq!(
             texts(&spans("It cost 3.5亿元 in 2021.", AnswerType::Money, &cx)),
             vec!["3.5亿元"]
+        );
+        // After a Chinese character a number starts a word of its own.
+        assert_eq!(
+            texts(&spans("总值同比上升6.4%。", AnswerType::Percent, &cx)),
+            vec!["6.4%"]
         );
         assert!(
             spans(

@@ -253,9 +253,11 @@ mod tests {
         assert_eq!(split(t)[1..], ["It prints ok.", "Then wait."]);
         // A colon in the middle of a line introduces nothing.
         assert_eq!(split("Note: this. Next line")[0], "Note: this.");
-        // A block too long to carry stays sentences.
+        // Of a long block, the first lines are carried and the rest stay lines.
         let long = format!("Values:\n{}", "a very long line of words\n".repeat(30));
-        assert_eq!(split(&long)[0], "Values:");
+        let parts = split(&long);
+        assert_eq!(parts[0].lines().count(), 1 + MAX_BLOCK_LINES);
+        assert_eq!(parts.len(), 1 + 30 - MAX_BLOCK_LINES);
     }
 
     #[test]

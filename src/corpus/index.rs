@@ -32,6 +32,9 @@ pub struct CorpusIndex {
     /// Character pairs of Chinese and Japanese text, which has no spaces
     /// between words (see [`crate::answer::cjk`]).
     cjk: Field,
+    /// Documents that are stubs of a fuller same-titled page ([`super::stubs`]):
+    /// never a search result.
+    stubs: std::collections::BTreeSet<usize>,
 }
 
 /// Adjacent capitalised words joined: the compound spellings of names.
@@ -88,6 +91,7 @@ impl CorpusIndex {
         let mut writer = index
             .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
             .map_err(err)?;
+        let mut seen: Vec<(String, String)> = Vec::with_capacity(docs.len());
         for (i, d) in docs.iter().enumerate() {
             // Index what a reader sees: hidden text must not make a page findable.
             let page = match d.content_type {
@@ -95,6 +99,7 @@ impl CorpusIndex {
                 _ => clean::clean_text(&d.content),
             };
             let t = d.title.clone().or(page.title).unwrap_or_default();
+            seen.push((t.clone(), page.text.clone()));
             let compounds = joined_names(&format!("{t}\n{}", page.text));
             let pairs = bigram_text(&format!("{t}\n{}", page.text));
             writer
@@ -111,6 +116,7 @@ impl CorpusIndex {
             body,
             joined,
             cjk,
+            stubs: super::stubs::stubs(&seen),
         })
     }
 
@@ -131,8 +137,10 @@ impl CorpusIndex {
             format!("{query} {pairs}")
         };
         let (q, _errors) = parser.parse_query_lenient(&query);
+        // Stubs are asked for and left out, so `limit` real pages come back.
+        let wanted = limit.max(1) + self.stubs.len().min(limit.max(1));
         let top = searcher
-            .search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())
+            .search(&q, &TopDocs::with_limit(wanted).order_by_score())
             .map_err(err)?;
         let mut snippets = SnippetGenerator::create(&searcher, &*q, self.body).map_err(err)?;
         snippets.set_max_num_chars(240);
@@ -142,6 +150,9 @@ impl CorpusIndex {
             let Some(ord) = d.get_first(self.ord).and_then(|v| v.as_u64()) else {
                 continue;
             };
+            if self.stubs.contains(&(ord as usize)) || hits.len() >= limit.max(1) {
+                continue;
+            }
             let snippet = snippets.snippet_from_doc(&d);
             let mut text = snippet.fragment().to_string();
             if text.is_empty() {

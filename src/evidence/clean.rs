@@ -116,6 +116,8 @@ pub fn clean_html(html: &str) -> CleanPage {
         node.remove_from_parent();
     }
 
+    // Rows, cells and definitions stay apart in the text.
+    super::structure::mark(&doc);
     page.visible_html = doc
         .root()
         .try_html()

@@ -20,6 +20,7 @@ mod proptests;
 pub mod quotes;
 pub mod score;
 pub mod sentences;
+pub mod structure;
 pub mod values;
 
 use serde::{Deserialize, Serialize};

@@ -218,6 +218,28 @@ mod tests {
     }
 
     #[test]
+    fn code_blocks_and_table_rows_match_as_text_and_only_as_written() {
+        let page = super::super::clean::clean_html(
+            "<p>Set the levels as follows:</p><pre>[harbor]\ndrift = 3\n\n[sea]\ndrift = 8</pre><table><tr><th>Code</th><th>Means</th></tr><tr><td>%k</td><td>knots<br>of wind</td></tr></table>",
+        );
+        let unit = crate::evidence::sentences::split(&page.text)[0];
+        assert!(unit.ends_with("drift = 8"), "{unit:?}");
+        assert!(quote_in_text(unit, &page.text));
+        assert!(quote_in_text(
+            "as follows: [harbor] drift = 3 [sea] drift = 8",
+            &page.text
+        ));
+        assert!(quote_in_text("%k | knots of wind", &page.text));
+        for quote in [
+            "[harbor] drift = 4",
+            "as follows: drift = 3",
+            "%k | knots of rain",
+        ] {
+            assert!(!quote_in_text(quote, &page.text), "should fail: {quote}");
+        }
+    }
+
+    #[test]
     fn unescape_keeps_what_is_not_an_escape() {
         assert_eq!(unescape(r"C:\users & co; \u12"), r"C:\users & co; \u12");
         assert_eq!(unescape("AT&T &unknown; &#;"), "AT&T &unknown; &#;");

@@ -1,36 +1,180 @@
-//! Sentence splitting for extractive quoting: every sentence returned is a
-//! verbatim substring of the input.
+//! Sentence splitting for extractive quoting: every unit returned is a
+//! verbatim substring of the input. A sentence that introduces a block
+//! ("... use the following pragma:", "... as follows") carries the lines of
+//! the block after it, so a value in a code block, list or table is quoted
+//! with the sentence that says what it is; a table row (cells separated by
+//! [`CELL_SEPARATOR`]) is one unit and knows its table's header row.
+
+use super::structure::CELL_SEPARATOR;
+
+/// The most lines and characters of a block a sentence carries.
+const MAX_BLOCK_LINES: usize = 8;
+const MAX_BLOCK_CHARS: usize = 500;
+
+/// One quotable unit of text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit<'a> {
+    /// The unit, verbatim (trimmed): a sentence, a sentence and the block
+    /// it introduces (with its line breaks), or a table row.
+    pub text: &'a str,
+    /// The sentence alone (the introducing sentence of a carried block).
+    pub head: &'a str,
+    /// For a table row, the first row of its table (its header).
+    pub header: Option<&'a str>,
+}
+
+impl Unit<'_> {
+    /// Whether the unit carries a block after its sentence.
+    pub fn carries_block(&self) -> bool {
+        self.text.len() > self.head.len()
+    }
+
+    /// Whether the unit is a row of a table.
+    pub fn is_row(&self) -> bool {
+        self.header.is_some()
+    }
+}
 
 /// Splits text into sentences. Boundaries: `.`, `!` or `?` followed by
-/// whitespace and an uppercase letter, digit or quote; and line breaks.
+/// whitespace and an uppercase letter, digit or quote; and line breaks,
+/// except the ones inside a block a sentence introduces (see [`units`]).
 /// Each returned slice is trimmed and borrowed from `text`.
 pub fn split(text: &str) -> Vec<&str> {
+    units(text).into_iter().map(|u| u.text).collect()
+}
+
+/// The quotable units of `text`: sentences, sentences carrying the block
+/// they introduce, and table rows with their header row.
+pub fn units(text: &str) -> Vec<Unit<'_>> {
+    let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    for line in text.lines() {
-        let bytes: Vec<(usize, char)> = line.char_indices().collect();
-        let mut start = 0;
-        for (i, &(pos, c)) in bytes.iter().enumerate() {
-            // Chinese and Japanese full stops end a sentence without a space.
-            if matches!(c, '。' | '！' | '？') {
-                push(&mut out, &line[start..pos + c.len_utf8()]);
-                start = pos + c.len_utf8();
-                continue;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_table_line(&lines, i) {
+            let row = line.trim();
+            out.push(Unit {
+                text: row,
+                head: row,
+                header: table_header(&lines, i),
+            });
+            i += 1;
+            continue;
+        }
+        let mut sentences = Vec::new();
+        split_line(line, &mut sentences);
+        let Some(last) = sentences.pop() else {
+            i += 1;
+            continue;
+        };
+        out.extend(sentences.into_iter().map(plain));
+        match block_after(&lines, i).filter(|_| introduces(last)) {
+            Some(end) => {
+                let from = offset(text, last);
+                let to = offset(text, lines[end]) + lines[end].trim_end().len();
+                out.push(Unit {
+                    text: &text[from..to],
+                    head: last,
+                    header: None,
+                });
+                i = end + 1;
             }
-            if !matches!(c, '.' | '!' | '?') {
-                continue;
-            }
-            let next = bytes.get(i + 1).map(|x| x.1);
-            let after = bytes.get(i + 2).map(|x| x.1);
-            let boundary = matches!(next, Some(n) if n.is_whitespace())
-                && matches!(after, Some(a) if a.is_uppercase() || a.is_ascii_digit() || a == '"' || a == '\u{201C}' || a == '(');
-            if boundary && !is_abbreviation(&line[start..pos]) {
-                push(&mut out, &line[start..pos + c.len_utf8()]);
-                start = pos + c.len_utf8();
+            None => {
+                out.push(plain(last));
+                i += 1;
             }
         }
-        push(&mut out, &line[start..]);
     }
     out
+}
+
+fn plain(s: &str) -> Unit<'_> {
+    Unit {
+        text: s,
+        head: s,
+        header: None,
+    }
+}
+
+/// Byte offset of `part` (a slice of `text`) in `text`.
+fn offset(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// Whether a sentence announces what follows it: it ends with a colon, or
+/// with "as follows" / "the following".
+fn introduces(sentence: &str) -> bool {
+    let t = sentence.trim_end();
+    if t.contains(CELL_SEPARATOR) || t.ends_with("::") {
+        return false;
+    }
+    let lower = t.trim_end_matches('.').to_lowercase();
+    t.ends_with(':') || lower.ends_with("as follows") || lower.ends_with("the following")
+}
+
+/// The last line of the block after line `i`: the lines that follow it up
+/// to a blank line (after the blank lines that close its own paragraph),
+/// at most [`MAX_BLOCK_LINES`] of them and [`MAX_BLOCK_CHARS`] in all.
+fn block_after(lines: &[&str], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while lines.get(j).is_some_and(|l| l.trim().is_empty()) {
+        j += 1;
+    }
+    let mut end = None;
+    let mut chars = 0;
+    for (k, line) in lines.iter().enumerate().skip(j).take(MAX_BLOCK_LINES) {
+        if line.trim().is_empty() {
+            break;
+        }
+        chars += line.trim().chars().count();
+        if chars > MAX_BLOCK_CHARS {
+            break;
+        }
+        end = Some(k);
+    }
+    end
+}
+
+/// Whether line `i` is a row of a table: it has cells, and so does the
+/// line before or after it.
+fn is_table_line(lines: &[&str], i: usize) -> bool {
+    let row = |k: usize| lines.get(k).is_some_and(|l| l.contains(CELL_SEPARATOR));
+    row(i) && ((i > 0 && row(i - 1)) || row(i + 1))
+}
+
+/// The first row of the table line `i` belongs to.
+fn table_header<'a>(lines: &[&'a str], i: usize) -> Option<&'a str> {
+    let mut k = i;
+    while k > 0 && is_table_line(lines, k - 1) {
+        k -= 1;
+    }
+    (k < i).then(|| lines[k].trim())
+}
+
+/// Splits one line into sentences.
+fn split_line<'a>(line: &'a str, out: &mut Vec<&'a str>) {
+    let bytes: Vec<(usize, char)> = line.char_indices().collect();
+    let mut start = 0;
+    for (i, &(pos, c)) in bytes.iter().enumerate() {
+        // Chinese and Japanese full stops end a sentence without a space.
+        if matches!(c, '。' | '！' | '？') {
+            push(out, &line[start..pos + c.len_utf8()]);
+            start = pos + c.len_utf8();
+            continue;
+        }
+        if !matches!(c, '.' | '!' | '?') {
+            continue;
+        }
+        let next = bytes.get(i + 1).map(|x| x.1);
+        let after = bytes.get(i + 2).map(|x| x.1);
+        let boundary = matches!(next, Some(n) if n.is_whitespace())
+            && matches!(after, Some(a) if a.is_uppercase() || a.is_ascii_digit() || a == '"' || a == '\u{201C}' || a == '(');
+        if boundary && !is_abbreviation(&line[start..pos]) {
+            push(out, &line[start..pos + c.len_utf8()]);
+            start = pos + c.len_utf8();
+        }
+    }
+    push(out, &line[start..]);
 }
 
 fn push<'a>(out: &mut Vec<&'a str>, s: &'a str) {
@@ -97,8 +241,41 @@ mod tests {
     }
 
     #[test]
+    fn a_sentence_carries_the_block_it_introduces() {
+        let t = "To turn tides on, run the following command:\n\ntidectl --on\n\nIt prints ok. Then wait.";
+        let u = units(t);
+        assert_eq!(
+            u[0].text,
+            "To turn tides on, run the following command:\n\ntidectl --on"
+        );
+        assert_eq!(u[0].head, "To turn tides on, run the following command:");
+        assert!(u[0].carries_block());
+        assert_eq!(split(t)[1..], ["It prints ok.", "Then wait."]);
+        // A colon in the middle of a line introduces nothing.
+        assert_eq!(split("Note: this. Next line")[0], "Note: this.");
+        // Of a long block, the first lines are carried and the rest stay lines.
+        let long = format!("Values:\n{}", "a very long line of words\n".repeat(30));
+        let parts = split(&long);
+        assert_eq!(parts[0].lines().count(), 1 + MAX_BLOCK_LINES);
+        assert_eq!(parts.len(), 1 + 30 - MAX_BLOCK_LINES);
+    }
+
+    #[test]
+    fn table_rows_know_their_header() {
+        let t = "Intro text here.\n\nCode | Meaning\n%q | week of year\n%z | zone\n\nAfter | one";
+        let u = units(t);
+        let rows: Vec<_> = u.iter().filter(|u| u.is_row()).collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].text, "%q | week of year");
+        assert_eq!(rows[0].header, Some("Code | Meaning"));
+        assert_eq!(rows[1].header, Some("Code | Meaning"));
+        // A lone line with a bar (a title bar) is no table.
+        assert!(u.iter().any(|u| u.text == "After | one" && !u.is_row()));
+    }
+
+    #[test]
     fn every_sentence_is_a_substring() {
-        let t = "A b. C d? E f! \"G\" h.  I j";
+        let t = "A b. C d? E f! \"G\" h.  I j:\n\n  x = 1\ny | z\nw | v";
         for s in split(t) {
             assert!(t.contains(s));
         }

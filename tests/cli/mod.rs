@@ -25,5 +25,6 @@ mod scripted_offline;
 mod security;
 mod skills;
 mod snapshots;
+mod structure;
 mod untrusted;
 mod web_run;

@@ -233,6 +233,36 @@ pub(super) fn sentence_shaped(s: &str) -> bool {
         >= 2
 }
 
+/// Whether a unit of page text can state a finding: a sentence of 5 to 70
+/// words of sentence shape (for a sentence carrying a block, the sentence
+/// itself), or a table row of 2 to 70 words. Headings and breadcrumbs
+/// ("# Decision: ...", "Help › Reading") name a topic; they state no finding.
+fn unit_shaped(u: &sentences::Unit<'_>) -> bool {
+    if !u.text.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    if u.is_row() {
+        return (2..=70).contains(&u.text.split_whitespace().count());
+    }
+    (5..=70).contains(&u.head.split_whitespace().count()) && sentence_shaped(u.head)
+}
+
+/// The term keys a table's header row names that its row does not.
+fn header_terms(
+    header: &str,
+    stems: &BTreeSet<String>,
+    in_row: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let st = stemmer();
+    let header: BTreeSet<String> = words(header).map(|w| st.stem(&w).into_owned()).collect();
+    stems
+        .iter()
+        .filter(|t| header.contains(*t))
+        .map(|t| spelling_key(t))
+        .filter(|k| !in_row.contains(k))
+        .collect()
+}
+
 /// The best sentences about an aspect, verbatim, one origin per sentence.
 /// What one extraction looks for: the aspect, in the words of the question,
 /// about the entity, as of the run's date.
@@ -316,14 +346,9 @@ pub(super) fn extract(
             0.6
         };
         let mut local: Vec<Candidate> = Vec::new();
-        for s in sentences::split(&p.text) {
-            let n_words = s.split_whitespace().count();
-            if !(5..=70).contains(&n_words) || !s.chars().any(char::is_alphabetic) {
-                continue;
-            }
-            // Headings and breadcrumbs ("# Decision: ...", "Help › Reading")
-            // name a topic; they state no finding.
-            if !sentence_shaped(s) {
+        for u in sentences::units(&p.text) {
+            let s = u.text;
+            if !unit_shaped(&u) {
                 continue;
             }
             // "QuillStore Drive" is not Quillstore, "Pelican Notes" not the Pelican browser.
@@ -350,6 +375,16 @@ pub(super) fn extract(
             if hits == 0.0 {
                 continue;
             }
+            // A row's header says what its cells are: the terms only the
+            // header names count at half weight.
+            let hits = hits
+                + 0.5
+                    * u.header
+                        .map(|h| header_terms(h, &terms.stems, &by_term))
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|k| weight(k))
+                        .sum::<f64>();
             // On a page that never names the subject, one shared word ("works"
             // in "How X works") is a coincidence, not an answer.
             if page_relevance < 1.0 {
@@ -413,11 +448,13 @@ pub(super) fn extract(
             {
                 score -= 1.0;
             }
-            if !s.ends_with(['.', '!', '?', '"', ')']) {
+            // A row or a carried block states its value without a full stop.
+            if !u.carries_block() && !u.is_row() && !s.ends_with(['.', '!', '?', '"', ')']) {
                 score -= 0.75;
             }
             // A sentence that points elsewhere ("full report at x.example/y") states no fact itself.
-            if s.split_whitespace()
+            if u.head
+                .split_whitespace()
                 .any(|w| w.contains('/') && w.contains('.'))
             {
                 continue;

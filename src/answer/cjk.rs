@@ -42,9 +42,11 @@ pub fn bigrams(text: &str) -> Vec<String> {
 }
 
 /// The character pairs of `text` that join two words rather than sit in
-/// one: within a run, a pair rarer (by `df`) than the pairs on both sides
-/// of it ("房冠" between "票房" and "冠军"). Words recur; the seams between
-/// them, rare by chance, would weigh as the rarest terms of a question.
+/// one: within a run, a pair no more common (by `df`) than the pairs on
+/// both sides of it ("房冠" between "票房" and "冠军"). Words recur; the
+/// seams between them, rare by chance, would weigh as the rarest terms of a
+/// question, and a seam inside a compound ("济增" of "经济增长") says no
+/// more than the words on both sides.
 pub fn seams(text: &str, df: &dyn Fn(&str) -> Option<usize>) -> Vec<String> {
     let text = without_question_words(text);
     let mut out = Vec::new();
@@ -53,8 +55,8 @@ pub fn seams(text: &str, df: &dyn Fn(&str) -> Option<usize>) -> Vec<String> {
         let pairs: Vec<String> = chars.windows(2).map(|w| w.iter().collect()).collect();
         for w in pairs.windows(3) {
             if let (Some(a), Some(b), Some(c)) = (df(&w[0]), df(&w[1]), df(&w[2]))
-                && b < a
-                && b < c
+                && b <= a
+                && b <= c
             {
                 out.push(w[1].clone());
             }
@@ -368,5 +370,7 @@ mod tests {
         assert_eq!(seams("票房冠军是谁", &df), vec!["房冠"]);
         // A word of three characters has no pair between two others.
         assert!(seams("英伟达", &|_| Some(3)).is_empty());
+        // A pair more common than a neighbour is a word of its own.
+        assert!(seams("票房冠军", &|b| Some(if b == "房冠" { 6 } else { 5 })).is_empty());
     }
 }

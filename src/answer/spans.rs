@@ -441,6 +441,13 @@ fn as_person(toks: &[Token<'_>], a: usize, b: usize) -> f64 {
     if matches!(lead.as_deref(), Some("in" | "at" | "near" | "outside")) {
         return 0.45;
     }
+    // Who was beaten is not who won: "Andy Murray defeated Novak Djokovic".
+    if matches!(
+        before(1).as_deref(),
+        Some("defeated" | "defeating" | "beat" | "beating" | "over" | "against")
+    ) {
+        return 0.5;
+    }
     1.0
 }
 
@@ -571,6 +578,15 @@ fn names(sentence: &str, ty: AnswerType, cx: &SpanContext) -> Vec<Span> {
         }
         while b > a && NAME_JOINERS.contains(&toks[b - 1].core.to_lowercase().as_str()) {
             b -= 1;
+        }
+        // A label before a person's name ("Winner Novak Djokovic", "Chief
+        // Executive Jane Doe"): words the texts also write in lowercase,
+        // while two words of the name are left.
+        while ty == AnswerType::Person
+            && b - a > 2
+            && cx.common.contains(&toks[a].core.to_lowercase())
+        {
+            a += 1;
         }
         if a >= b {
             continue;

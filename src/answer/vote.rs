@@ -626,6 +626,10 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
 /// no value of the kind the part asks for.
 const UNTYPED: f64 = 0.6;
 
+/// How much less a sentence counts for a part of a question when nothing
+/// in it or its page's title singles that part out from the others.
+const NOT_ITS_OWN: f64 = 0.5;
+
 /// Sentences kept for each part of a question asking several things.
 const PER_PART: usize = 2;
 
@@ -657,14 +661,49 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
     } else {
         0.0
     };
-    for part in &parts {
+    let part_terms: Vec<BTreeSet<String>> = parts.iter().map(|p| terms_of(p)).collect();
+    // Every sentence's terms, with its page's title's.
+    let mut bags: HashMap<(usize, usize), BTreeSet<String>> = HashMap::new();
+    for (pi, p) in passages.iter().enumerate() {
+        let title = terms_of(p.title);
+        for (si, s) in p.sentences.iter().enumerate() {
+            let mut bag = terms_of(s);
+            bag.extend(title.iter().cloned());
+            bags.insert((pi, si), bag);
+        }
+    }
+    for (i, part) in parts.iter().enumerate() {
         let terms = Terms::new(part, passages);
         let ty = super::expected(part);
         let cx = SpanContext::new(part, &texts);
         let mut scored = coverages(part, &terms, passages);
-        // Whether the part is covered at all is read before the kind of
-        // value weighs in.
+        // Whether the part is covered at all is read before what singles it
+        // out and the kind of value weigh in.
         best_coverage = scored.iter().map(|s| s.2).fold(best_coverage, f64::max);
+        // What singles this part out from the others ("甲城" of "甲城的
+        // GDP" beside "乙镇的GDP") should be in the sentence or its page's
+        // title.
+        let own: Vec<&String> = part_terms[i]
+            .iter()
+            .filter(|t| terms.weights.contains_key(*t))
+            .filter(|t| {
+                !part_terms
+                    .iter()
+                    .enumerate()
+                    .any(|(j, o)| j != i && o.contains(*t))
+            })
+            .filter(|t| bags.values().any(|b| has_term(b, t)))
+            .collect();
+        if !own.is_empty() {
+            for s in &mut scored {
+                if !bags
+                    .get(&(s.0, s.1))
+                    .is_some_and(|b| own.iter().any(|t| has_term(b, t)))
+                {
+                    s.2 *= NOT_ITS_OWN;
+                }
+            }
+        }
         for s in &mut scored {
             if !holds_value(passages[s.0].sentences[s.1], s.1 == 0, ty, &cx) {
                 s.2 *= UNTYPED;

@@ -167,3 +167,32 @@ fn a_question_in_chinese_is_researched_not_questioned() {
         "{report}"
     );
 }
+
+#[test]
+fn a_chinese_question_asking_for_two_towns_is_answered_for_each() {
+    let sb = Sandbox::new();
+    let dir = corpus(
+        &sb,
+        &[
+            (
+                "a.md",
+                "# 甲城经济\n\n甲城统计局发布数据显示，甲城2031年本地生产总值同比上升6.4%。甲城经济的韧性很强。\n",
+            ),
+            (
+                "b.md",
+                "# 乙镇经济\n\n乙镇统计局公布，2031年乙镇经济实质增长18%，旅游业全面复苏。\n",
+            ),
+            (
+                "c.md",
+                "# 两地旅游\n\n甲城和乙镇都是著名的旅游城市，每年接待游客数百万。\n",
+            ),
+        ],
+    );
+    let (code, report) = ask(&sb, &dir, "2031年甲城和乙镇的经济增长率是多少？");
+    assert_eq!(code, 0, "{report}");
+    let answer = section(&report, "Answer");
+    assert!(
+        answer.contains("6.4%") && answer.contains("18%"),
+        "{report}"
+    );
+}

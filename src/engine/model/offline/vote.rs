@@ -93,12 +93,14 @@ pub(super) fn pick(
     Some(match outcome {
         Outcome::Answered(v) => {
             let best = &v.ballots[0];
+            // The sentences writing the value as it is shown come first.
+            let mut supports: Vec<&answer::vote::Support> = best.supports.iter().collect();
+            supports.sort_by_key(|s| s.span.text != best.value);
             Picked {
                 value: Some(best.value.clone()),
                 answered: true,
-                supports: best
-                    .supports
-                    .iter()
+                supports: supports
+                    .into_iter()
                     .take(SUPPORTS)
                     .map(|s| candidate(s.passage, s.sentence, s.weight))
                     .collect(),

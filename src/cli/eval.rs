@@ -448,6 +448,8 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 corpus_progress: None,
                 continues: None,
                 mcp_flags: Vec::new(),
+                answers: Vec::new(),
+                answers_in_process: false,
             },
         )
         .map_err(setup_error)?;

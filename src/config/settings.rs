@@ -76,6 +76,9 @@ pub const TAVILY_API_KEY: &str = "TAVILY_API_KEY";
 pub const TAVILY_BASE_URL: &str = "TAVILY_BASE_URL";
 pub const SEARXNG_URL: &str = "SEARXNG_URL";
 pub const BRAVE_API_KEY: &str = "BRAVE_API_KEY";
+/// The settings web search backends read (`web::search::BACKENDS` says
+/// which turn each one on); [`super::SearchSettings`] carries their values.
+pub const SEARCH_KEYS: &[&str] = &[TAVILY_API_KEY, TAVILY_BASE_URL, SEARXNG_URL, BRAVE_API_KEY];
 pub const MODEL_TIER: &str = "DRA_MODEL_TIER";
 pub const REQUEST_TIMEOUT: &str = "DRA_REQUEST_TIMEOUT";
 pub const MAX_RETRIES: &str = "DRA_MAX_RETRIES";

@@ -52,20 +52,33 @@ pub struct ModelSettings {
     pub tool_protocol: String,
 }
 
-/// Web search backends; the first configured wins (Tavily > SearXNG > Brave).
+/// What web search backends read: the values of [`keys::SEARCH_KEYS`]
+/// that are set (which backend they turn on is `web::search::BACKENDS`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchSettings {
-    pub tavily_key: Option<Secret>,
-    pub tavily_base_url: String,
-    pub searxng_url: Option<String>,
-    pub brave_key: Option<Secret>,
+    values: std::collections::BTreeMap<&'static str, Value>,
     /// Results per `web_search` call.
     pub max_results: usize,
 }
 
 impl SearchSettings {
-    pub fn any_backend(&self) -> bool {
-        self.tavily_key.is_some() || self.searxng_url.is_some() || self.brave_key.is_some()
+    /// Whether a backend's setting is set (defaults count).
+    pub fn is_set(&self, key: &str) -> bool {
+        self.values.contains_key(key)
+    }
+
+    pub fn text(&self, key: &str) -> Option<&str> {
+        match self.values.get(key) {
+            Some(Value::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn secret(&self, key: &str) -> Option<&Secret> {
+        match self.values.get(key) {
+            Some(Value::Secret(s)) => Some(s),
+            _ => None,
+        }
     }
 }
 
@@ -217,13 +230,10 @@ impl Settings {
                     .unwrap_or_else(|| table_text(keys::TOOL_PROTOCOL)),
             },
             search: SearchSettings {
-                tavily_key: c.secret(keys::TAVILY_API_KEY).cloned(),
-                tavily_base_url: c
-                    .text(keys::TAVILY_BASE_URL)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| table_text(keys::TAVILY_BASE_URL)),
-                searxng_url: c.text(keys::SEARXNG_URL).map(str::to_string),
-                brave_key: c.secret(keys::BRAVE_API_KEY).cloned(),
+                values: keys::SEARCH_KEYS
+                    .iter()
+                    .filter_map(|k| Some((*k, c.get(k)?.value.clone())))
+                    .collect(),
                 max_results: usize::try_from(uint(keys::SEARCH_MAX_RESULTS)).unwrap_or(usize::MAX),
             },
             fetch: FetchSettings {
@@ -312,9 +322,30 @@ impl Settings {
         }
     }
 
+    /// The table's defaults alone: no flags, environment, `.env` or
+    /// config file (a starting point for tests and embedders).
+    pub fn defaults() -> Settings {
+        let config = Config::resolve(&super::Layers::default()).unwrap_or_else(|_| Config {
+            entries: Default::default(),
+            warnings: Vec::new(),
+            file: None,
+            mcp_servers: Vec::new(),
+        });
+        Settings::from_config(&config)
+    }
+
     /// Online means a key is set and offline mode is not forced.
     pub fn online(&self) -> bool {
         self.api_key.is_some() && !self.offline
+    }
+
+    /// The mode a run on these settings uses.
+    pub fn mode(&self) -> crate::protocol::RunMode {
+        if self.online() {
+            crate::protocol::RunMode::Online
+        } else {
+            crate::protocol::RunMode::Offline
+        }
     }
 
     /// The memory directory, unless memory is off.

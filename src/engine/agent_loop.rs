@@ -287,7 +287,7 @@ impl ModelSink for LoopSink {
 pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatResponse, AgentEnd> {
     let run = &cx.run;
     let model = run.models.for_role(request.role).clone();
-    let slot = *run.tier.slot(request.role);
+    let slot = *run.settings.tier.slot(request.role);
     let request_json = serde_json::to_string(request).unwrap_or_default();
     let est_in = estimate_tokens(&request_json);
     let est_usd = match run.mode {

@@ -357,8 +357,14 @@ impl DraServer {
             corpus_progress: None,
             continues: None,
             mcp_flags: Vec::new(),
+            answers: Vec::new(),
+            answers_in_process: false,
         };
-        let header = self.inner.config.header_settings.clone();
+        let header = policy::header_with_limits(
+            self.inner.config.header_settings.clone(),
+            &self.settings().limits,
+            &settings.limits,
+        );
         let prepared =
             tokio::task::spawn_blocking(move || app::prepare(&settings, header, inputs)).await;
         let prepared = match prepared {

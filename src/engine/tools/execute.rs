@@ -118,13 +118,13 @@ pub async fn start(run: &RunCtx, settings: &ExecSettings) {
     let workspace = run.run_dir.workspace_dir();
     let offloads = sandbox::ReadOnlyMount {
         host: run.run_dir.path().join(crate::engine::offload::RUN_FOLDER),
-        inside: crate::engine::offload::sandbox_dir(&run.offload.dir),
+        inside: crate::engine::offload::sandbox_dir(&run.settings.offload.dir),
     };
     match sandbox::select(settings, &workspace, Some(offloads)).await {
         Ok(sb) => {
             tracing::info!(sandbox = %sb.describe(), "execute is available");
             let tool = Execute::new(sb, Limits::from_settings(settings), workspace);
-            let _ = run.execute.set(Arc::new(tool));
+            let _ = run.tools.execute.set(Arc::new(tool));
         }
         Err(u) => tracing::info!("no execute tool: {}; {}", u.why, u.fix),
     }
@@ -132,7 +132,7 @@ pub async fn start(run: &RunCtx, settings: &ExecSettings) {
 
 /// Ends the run's sandbox session (the sidecar's), if any.
 pub async fn finish(run: &RunCtx) {
-    if let Some(tool) = run.execute.get() {
+    if let Some(tool) = run.tools.execute.get() {
         tool.sandbox().close().await;
     }
 }

@@ -140,7 +140,7 @@ fn write_offload(
 /// a stub for a large result, or why it cannot be cited.
 pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> ToolOutput {
     let run = &cx.run;
-    let limits = &run.offload;
+    let limits = &run.settings.offload;
     let shape = offload::shape(&text);
     let large = offload::is_large(&shape, limits);
     let mut note = None;

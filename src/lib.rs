@@ -35,6 +35,7 @@ pub mod sandbox;
 pub mod serve;
 pub mod skills;
 pub mod store;
+pub mod sync;
 pub mod web;
 
 /// Compiles a regex literal. Patterns are constants covered by tests, so a

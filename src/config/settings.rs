@@ -1,6 +1,6 @@
 //! The configuration table: every setting dra reads, its environment name,
-//! type, default and meaning. Names and defaults follow the reference agent's
-//! table where they apply to a CLI; the rest are ours.
+//! type, default and meaning. Where a common name exists (`OPENAI_API_KEY`,
+//! `TAVILY_API_KEY`, `LLM_SANDBOX_URL`) dra reads it; its own are `DRA_*`.
 
 /// How a raw string is parsed and validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,7 +122,6 @@ pub const CORPUS_MAX_BYTES: &str = "DRA_CORPUS_MAX_BYTES";
 pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
 pub const CORPUS_MAX_TOTAL_BYTES: &str = "DRA_CORPUS_MAX_TOTAL_BYTES";
 
-/// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SANDBOX_URL: &str = "LLM_SANDBOX_URL";
 pub const SANDBOX_TOKEN: &str = "LLM_SANDBOX_TOKEN";
 pub const SANDBOX_NETWORK: &str = "LLM_SANDBOX_NETWORK";
@@ -132,6 +131,7 @@ pub const EXEC_TIMEOUT: &str = "DRA_EXEC_TIMEOUT";
 pub const EXEC_MEMORY_MB: &str = "DRA_EXEC_MEMORY_MB";
 pub const EXEC_WORKSPACE_MB: &str = "DRA_EXEC_WORKSPACE_MB";
 
+/// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         key: OPENAI_API_KEY,

@@ -48,8 +48,31 @@ pub struct ModelSettings {
     pub max_retries: u32,
     pub streaming: bool,
     pub streaming_denylist: Vec<String>,
-    /// `auto`, `native` or `envelope`.
-    pub tool_protocol: String,
+    pub tool_protocol: ToolProtocol,
+}
+
+/// How tools reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolProtocol {
+    /// The API's `tools` field.
+    Native,
+    /// The JSON envelope protocol, in plain text.
+    Envelope,
+    /// Native until the endpoint rejects `tools`, then the envelope.
+    Auto,
+}
+
+impl ToolProtocol {
+    /// The protocol a `DRA_TOOL_PROTOCOL` value names (the table admits
+    /// only these three).
+    pub fn from_name(name: &str) -> Option<ToolProtocol> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "native" => Some(ToolProtocol::Native),
+            "envelope" => Some(ToolProtocol::Envelope),
+            "auto" => Some(ToolProtocol::Auto),
+            _ => None,
+        }
+    }
 }
 
 /// What web search backends read: the values of [`keys::SEARCH_KEYS`]
@@ -111,7 +134,7 @@ pub struct CorpusSettings {
 /// `dra mcp-serve`'s settings.
 #[derive(Debug, Clone)]
 pub struct ServeSettings {
-    /// The research tool's description (seed 003's agent description).
+    /// The research tool's description (`DRA_AGENT_DESCRIPTION`).
     pub agent_description: String,
     /// The bearer token HTTP clients must send.
     pub token: Option<Secret>,
@@ -224,10 +247,11 @@ impl Settings {
                 max_retries: u32::try_from(uint(keys::MAX_RETRIES)).unwrap_or(u32::MAX),
                 streaming: c.bool(keys::STREAMING),
                 streaming_denylist: c.list(keys::STREAMING_DENYLIST),
-                tool_protocol: c
-                    .text(keys::TOOL_PROTOCOL)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| table_text(keys::TOOL_PROTOCOL)),
+                tool_protocol: ToolProtocol::from_name(
+                    c.text(keys::TOOL_PROTOCOL)
+                        .unwrap_or(&table_text(keys::TOOL_PROTOCOL)),
+                )
+                .unwrap_or(ToolProtocol::Auto),
             },
             search: SearchSettings {
                 values: keys::SEARCH_KEYS

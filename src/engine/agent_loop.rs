@@ -3,6 +3,7 @@
 //! deliverable is accepted, the model stalls after nudges, the budget halts
 //! or the run is cancelled.
 
+use crate::sync::LockExt;
 use std::sync::Arc;
 
 use futures::future::join_all;
@@ -225,11 +226,7 @@ async fn answers_for(cx: &AgentCx, questions: &[String]) -> Option<Vec<String>> 
     if let Some(replay) = run.replay.as_deref() {
         replay.go_live(&cx.agent);
     }
-    let mut answers = run
-        .answers
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .pop_front()?;
+    let mut answers = run.answers.lock_or_recover().pop_front()?;
     answers.resize(questions.len(), String::new());
     run.emitter.emit(
         &cx.agent,

@@ -2,6 +2,7 @@
 //! budget, the identity anchors, the cancellation flag and the spotlight
 //! delimiter.
 
+use crate::sync::LockExt;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -74,7 +75,7 @@ impl Emitter {
             return;
         }
         // Numbering and sending under one lock keeps events.jsonl in seq order.
-        let mut seq = self.seq.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seq = self.seq.lock_or_recover();
         *seq += 1;
         self.recorder.event(Event {
             seq: *seq,
@@ -129,7 +130,7 @@ pub struct Cancel {
 impl Cancel {
     pub fn cancel(&self, reason: StatusReason) {
         {
-            let mut r = self.reason.lock().unwrap_or_else(|p| p.into_inner());
+            let mut r = self.reason.lock_or_recover();
             r.get_or_insert(reason);
         }
         self.flag.store(true, Ordering::SeqCst);
@@ -141,7 +142,7 @@ impl Cancel {
     }
 
     pub fn reason(&self) -> Option<StatusReason> {
-        *self.reason.lock().unwrap_or_else(|p| p.into_inner())
+        *self.reason.lock_or_recover()
     }
 
     /// Resolves once cancelled.
@@ -164,7 +165,7 @@ pub struct Meter {
 
 impl Meter {
     pub fn add(&self, model: &str, usage: Usage, cost: f64) {
-        let mut m = self.per_model.lock().unwrap_or_else(|p| p.into_inner());
+        let mut m = self.per_model.lock_or_recover();
         let e = m.entry(model.to_string()).or_insert_with(|| ModelUsage {
             model: model.to_string(),
             calls: 0,
@@ -179,7 +180,7 @@ impl Meter {
     }
 
     pub fn snapshot(&self) -> Vec<ModelUsage> {
-        let m = self.per_model.lock().unwrap_or_else(|p| p.into_inner());
+        let m = self.per_model.lock_or_recover();
         let mut v: Vec<ModelUsage> = m.values().cloned().collect();
         v.sort_by(|a, b| a.model.cmp(&b.model));
         v
@@ -340,8 +341,7 @@ impl RunCtx {
     pub fn skill_applied(&self, name: &str) -> bool {
         self.ledger
             .skills_applied
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .lock_or_recover()
             .insert(name.to_string())
     }
 
@@ -365,11 +365,7 @@ impl RunCtx {
     }
 
     pub fn collect_findings(&self, f: Findings) {
-        self.ledger
-            .findings
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(f);
+        self.ledger.findings.lock_or_recover().push(f);
     }
 
     /// Scores an evidence item (authority, freshness, identity,
@@ -401,11 +397,7 @@ impl RunCtx {
     }
 
     pub fn skip(&self, url: &str, reason: &str) {
-        let mut s = self
-            .ledger
-            .skipped
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut s = self.ledger.skipped.lock_or_recover();
         if !s.iter().any(|(u, _)| u == url) {
             s.push((url.to_string(), reason.to_string()));
         }
@@ -413,43 +405,27 @@ impl RunCtx {
 
     /// Records the plan's aspects (the latest plan wins).
     pub fn set_plan(&self, aspects: Vec<String>) {
-        *self.ledger.plan.lock().unwrap_or_else(|p| p.into_inner()) = aspects;
+        *self.ledger.plan.lock_or_recover() = aspects;
     }
 
     pub fn plan(&self) -> Vec<String> {
-        self.ledger
-            .plan
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.ledger.plan.lock_or_recover().clone()
     }
 
     /// Records a page the corpus caps cut, with what was kept.
     pub fn note_truncated(&self, url: &str, kept: &str) {
-        let mut t = self
-            .ledger
-            .truncated
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut t = self.ledger.truncated.lock_or_recover();
         if !t.iter().any(|(u, _)| u == url) {
             t.push((url.to_string(), kept.to_string()));
         }
     }
 
     pub fn truncated(&self) -> Vec<(String, String)> {
-        self.ledger
-            .truncated
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.ledger.truncated.lock_or_recover().clone()
     }
 
     pub fn skipped(&self) -> Vec<(String, String)> {
-        self.ledger
-            .skipped
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.ledger.skipped.lock_or_recover().clone()
     }
 
     /// Why memory says not to read this URL, if it does.
@@ -461,12 +437,7 @@ impl RunCtx {
     /// Every sub-researcher's findings, less those drawn from a page
     /// quarantined since they were handed back.
     pub fn all_findings(&self) -> Vec<Findings> {
-        let mut all = self
-            .ledger
-            .findings
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let mut all = self.ledger.findings.lock_or_recover().clone();
         let hostile: std::collections::HashSet<String> = self
             .pages
             .pages()

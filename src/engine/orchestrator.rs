@@ -1,6 +1,7 @@
 //! One run from `Ask` to the terminal status: run_start, the orchestrator
 //! (the lead agent), the report (delivered or salvaged), artifacts, usage, status.
 
+use crate::sync::LockExt;
 use std::sync::Arc;
 
 use futures::FutureExt;
@@ -223,10 +224,7 @@ fn gap_notes(ctx: &RunCtx, stopped: bool, reason: StatusReason) -> report::gaps:
         } else {
             Vec::new()
         },
-        ended: serde_json::to_value(reason)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default(),
+        ended: reason.as_str().to_string(),
         truncated: ctx
             .truncated()
             .into_iter()
@@ -457,7 +455,7 @@ async fn run_one(
         format!(
             "# Research report\n\n**Question:** {}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",
             request.question.trim(),
-            serde_json::to_value(reason).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+            reason.as_str()
         )
     });
 
@@ -471,8 +469,7 @@ async fn run_one(
         let enforced = report::claim_check::remove_unsupported(&markdown, &check, &library);
         let gate = ctx
             .claim_tally
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .lock_or_recover()
             .take()
             .filter(|_| reason == StatusReason::ReportDelivered);
         let claims = match gate {

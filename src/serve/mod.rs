@@ -13,6 +13,7 @@ pub mod listen;
 pub mod policy;
 mod progress;
 
+use crate::sync::LockExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -294,12 +295,7 @@ impl DraServer {
             Err(e) => return failure(e.to_string()),
         };
         let dir = &self.settings().runs_dir;
-        let made = self
-            .inner
-            .made
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let made = self.inner.made.lock_or_recover().clone();
         match crate::store::runs::list_runs(dir) {
             Ok(runs) => {
                 let runs: Vec<Value> = runs
@@ -376,11 +372,7 @@ impl DraServer {
         };
         log_notes(&prepared.notes);
         let run_id = prepared.engine.header.run_id.clone();
-        self.inner
-            .made
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(run_id.clone());
+        self.inner.made.lock_or_recover().insert(run_id.clone());
         let run_dir: PathBuf = prepared.engine.run_dir.path().to_path_buf();
         let mut reporter = progress::Reporter::start(&context);
         let ct = context.ct.clone();
@@ -429,10 +421,7 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
         "cost_usd": s.cost_usd,
         "duration_ms": u64::try_from(s.duration.as_millis()).unwrap_or(u64::MAX),
     });
-    let reason = serde_json::to_value(s.reason)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default();
+    let reason = s.reason.as_str();
     let ended_early = s.state == StatusState::Error;
     // A report salvaged from a run that ended early is still an answer when
     // it cites something; one that verified nothing is a failure.

@@ -5,6 +5,7 @@
 //! any) and spotlighted. Files the code writes stay in the run's workspace
 //! (`<run_dir>/workspace`, `/workspace` inside) and are listed.
 
+use crate::sync::LockExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -65,7 +66,7 @@ impl Execute {
     /// workspace, but the attempt is worth a warning.
     fn warn_of_links(&self, cx: &AgentCx) {
         let links = escaping_links(&self.workspace);
-        let mut warned = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+        let mut warned = self.warned.lock_or_recover();
         for (name, target) in links {
             if !warned.insert(name.clone()) {
                 continue;

@@ -24,6 +24,7 @@ mod todos;
 mod tool_source;
 mod untrusted;
 
+use crate::sync::LockExt;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -135,7 +136,7 @@ impl AgentCx {
     }
 
     pub fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_or_recover()
     }
 }
 

@@ -125,7 +125,7 @@ pub enum SetupError {
 
 /// The mode a run will use.
 pub fn mode(settings: &Settings) -> RunMode {
-    settings.mode()
+    crate::engine::run_mode(settings)
 }
 
 /// Decides where evidence comes from: online runs default to the web,

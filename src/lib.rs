@@ -40,7 +40,10 @@ pub mod web;
 
 /// Compiles a regex literal. Patterns are constants covered by tests, so a
 /// failure is a programming error caught before release.
-#[allow(clippy::expect_used)]
+#[expect(
+    clippy::expect_used,
+    reason = "patterns are constants covered by tests"
+)]
 pub(crate) fn re(pattern: &str) -> regex::Regex {
     regex::Regex::new(pattern).expect("static regex literal compiles")
 }

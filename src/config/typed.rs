@@ -363,15 +363,6 @@ impl Settings {
         self.api_key.is_some() && !self.offline
     }
 
-    /// The mode a run on these settings uses.
-    pub fn mode(&self) -> crate::protocol::RunMode {
-        if self.online() {
-            crate::protocol::RunMode::Online
-        } else {
-            crate::protocol::RunMode::Offline
-        }
-    }
-
     /// The memory directory, unless memory is off.
     pub fn memory_dir(&self) -> Option<PathBuf> {
         self.memory

@@ -306,7 +306,7 @@ impl RunCtx {
             run_dir: config.run_dir.clone(),
             question,
             anchors,
-            mode: settings.mode(),
+            mode: super::run_mode(&settings),
             spotlight,
             today: settings.today.format("%Y-%m-%d").to_string(),
             backend_label: config.backend_label.clone(),

@@ -113,6 +113,16 @@ impl EngineConfig {
     }
 }
 
+/// The mode a run on `settings` uses: online when a key is set and
+/// offline mode is not forced.
+pub fn run_mode(settings: &Settings) -> crate::protocol::RunMode {
+    if settings.online() {
+        crate::protocol::RunMode::Online
+    } else {
+        crate::protocol::RunMode::Offline
+    }
+}
+
 /// What a resumed run brings from its earlier invocations.
 pub struct Resume {
     pub replay: Arc<replay::Replay>,

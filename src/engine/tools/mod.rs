@@ -174,7 +174,10 @@ pub trait Tool: Send + Sync {
 
 /// Parses tool arguments into their typed form, or explains what is wrong.
 /// The error is the tool's answer to the model, returned as is.
-#[allow(clippy::result_large_err)]
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's answer to the model, returned once per call"
+)]
 pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolOutput> {
     let args = match args {
         // Some models send arguments as a JSON string.

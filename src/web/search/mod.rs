@@ -270,14 +270,7 @@ pub(crate) fn plain(text: &str) -> String {
             _ => {}
         }
     }
-    let out = out
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&#x27;", "'")
-        .replace("&nbsp;", " ")
-        .replace("&amp;", "&");
+    let out = crate::evidence::clean::decode_entities(&out.replace("&#x27;", "'"));
     let (out, _) = crate::evidence::clean::strip_invisible(&out);
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -121,6 +121,24 @@ pub enum SetupError {
     /// Something failed that the user did not cause (exit 1).
     #[error("{0}")]
     Failure(String),
+    /// Reading or writing a file failed (exit 1): what was being done,
+    /// and the error itself as the source.
+    #[error("{what}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SetupError {
+    /// The whole message on one line, the cause after a colon.
+    pub fn message(&self) -> String {
+        match self {
+            SetupError::Usage(m) | SetupError::Failure(m) => m.clone(),
+            SetupError::Io { what, source } => format!("{what}: {source}"),
+        }
+    }
 }
 
 /// The mode a run will use.
@@ -459,11 +477,9 @@ fn prepare_in(
         Some(c) => (c.dir, c.header, Some(c.resume), c.lock),
         None => {
             let run_id = new_run_id();
-            let run_dir = RunDir::create(runs_dir, &run_id).map_err(|e| {
-                SetupError::Failure(format!(
-                    "cannot create a run directory in {}: {e}",
-                    runs_dir.display()
-                ))
+            let run_dir = RunDir::create(runs_dir, &run_id).map_err(|source| SetupError::Io {
+                what: format!("cannot create a run directory in {}", runs_dir.display()),
+                source,
             })?;
             let lock =
                 RunLock::acquire(run_dir.path()).map_err(|e| SetupError::Failure(e.to_string()))?;
@@ -602,8 +618,9 @@ pub fn prepare_resume(
         return Err(SetupError::Usage(why));
     }
     let lock = RunLock::acquire(dir).map_err(|e| SetupError::Failure(e.to_string()))?;
-    let fail = |what: &str, e: std::io::Error| {
-        SetupError::Failure(format!("cannot read {what} of {}: {e}", dir.display()))
+    let fail = |what: &str, source: std::io::Error| SetupError::Io {
+        what: format!("cannot read {what} of {}", dir.display()),
+        source,
     };
     let events =
         checkpoint::recover_file(&dir.join("events.jsonl")).map_err(|e| fail("events.jsonl", e))?;

@@ -338,6 +338,8 @@ pub fn setup_error(e: SetupError) -> CliError {
     match e {
         SetupError::Usage(m) => CliError::Usage(anyhow::anyhow!(m)),
         SetupError::Failure(m) => CliError::Failure(anyhow::anyhow!(m)),
+        // The chain prints as "what: cause".
+        e @ SetupError::Io { .. } => CliError::Failure(anyhow::Error::new(e)),
     }
 }
 

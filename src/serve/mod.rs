@@ -25,7 +25,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
-use crate::app::{self, Note, RunInputs, SetupError, Source};
+use crate::app::{self, Note, RunInputs, Source};
 use crate::config::Settings;
 use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{EntityAnchors, StatusState};
@@ -195,7 +195,7 @@ impl DraServer {
                                 label: b.label,
                             }
                         })
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| e.message())
                 })
                 .await
                 .unwrap_or_else(|e| Err(format!("setting up the sources failed: {e}")))
@@ -365,8 +365,8 @@ impl DraServer {
             tokio::task::spawn_blocking(move || app::prepare(&settings, header, inputs)).await;
         let prepared = match prepared {
             Ok(Ok(p)) => p,
-            Ok(Err(SetupError::Usage(m) | SetupError::Failure(m))) => {
-                return failure(format!("research could not start: {}", clean(&m)));
+            Ok(Err(e)) => {
+                return failure(format!("research could not start: {}", clean(&e.message())));
             }
             Err(e) => return failure(format!("research could not start: {e}")),
         };

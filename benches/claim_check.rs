@@ -12,7 +12,8 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::print_stdout,
-    clippy::print_stderr
+    clippy::print_stderr,
+    reason = "a benchmark fails loudly and prints what it measured"
 )]
 
 use std::time::{Duration, Instant};

@@ -7,10 +7,11 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::print_stdout,
-    clippy::print_stderr
+    clippy::print_stderr,
+    reason = "a benchmark fails loudly and prints what it measured"
 )]
 
-#[allow(dead_code)]
+#[allow(dead_code, reason = "the bench uses part of the test server")]
 #[path = "../tests/model/scripted.rs"]
 mod scripted;
 

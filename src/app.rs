@@ -66,6 +66,12 @@ pub struct RunInputs {
     /// the same servers). Never a bearer or an `env` value: those come from
     /// the configuration, which resume reads again.
     pub mcp_flags: Vec<String>,
+    /// Answers for the run's clarifications (`--answers`), one set per
+    /// clarification, in question order.
+    pub answers: Vec<Vec<String>>,
+    /// The front end asks clarifying questions itself and sends the
+    /// answers in (`Op::Answer`): the run waits instead of stopping.
+    pub answers_in_process: bool,
 }
 
 /// Something the user should be told before the run starts.
@@ -115,15 +121,29 @@ pub enum SetupError {
     /// Something failed that the user did not cause (exit 1).
     #[error("{0}")]
     Failure(String),
+    /// Reading or writing a file failed (exit 1): what was being done,
+    /// and the error itself as the source.
+    #[error("{what}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SetupError {
+    /// The whole message on one line, the cause after a colon.
+    pub fn message(&self) -> String {
+        match self {
+            SetupError::Usage(m) | SetupError::Failure(m) => m.clone(),
+            SetupError::Io { what, source } => format!("{what}: {source}"),
+        }
+    }
 }
 
 /// The mode a run will use.
 pub fn mode(settings: &Settings) -> RunMode {
-    if settings.online() {
-        RunMode::Online
-    } else {
-        RunMode::Offline
-    }
+    crate::engine::run_mode(settings)
 }
 
 /// Decides where evidence comes from: online runs default to the web,
@@ -136,7 +156,7 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         Source::Default if settings.online() => EvidenceSource::Web,
         Source::Default => EvidenceSource::Embedded,
     };
-    if chosen == EvidenceSource::Web && !settings.search.any_backend() {
+    if chosen == EvidenceSource::Web && !crate::web::any_backend(&settings.search) {
         if *asked == Source::Default
             && (!settings.mcp.servers.is_empty()
                 || !settings.mcp.replay_only.is_empty()
@@ -144,9 +164,10 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         {
             return Ok(EvidenceSource::Mcp);
         }
-        return Err(SetupError::Usage(
-            "no web search backend is configured: set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, or research local documents with --corpus PATH (`dra doctor` shows what is set)".into(),
-        ));
+        return Err(SetupError::Usage(format!(
+            "no web search backend is configured: set {}, or research local documents with --corpus PATH (`dra doctor` shows what is set)",
+            crate::web::backend_keys_hint()
+        )));
     }
     Ok(chosen)
 }
@@ -320,7 +341,8 @@ fn backends(
             }
             let label = parts.join(" and ");
             notes.push(Note::warning(format!(
-                "no web search backend is configured: this run's only sources are {label} (set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY to add the web)"
+                "no web search backend is configured: this run's only sources are {label} (set {} to add the web)",
+                crate::web::backend_keys_hint()
             )));
             Ok((Arc::new(NoWeb), Arc::new(NoWeb), label))
         }
@@ -455,11 +477,9 @@ fn prepare_in(
         Some(c) => (c.dir, c.header, Some(c.resume), c.lock),
         None => {
             let run_id = new_run_id();
-            let run_dir = RunDir::create(runs_dir, &run_id).map_err(|e| {
-                SetupError::Failure(format!(
-                    "cannot create a run directory in {}: {e}",
-                    runs_dir.display()
-                ))
+            let run_dir = RunDir::create(runs_dir, &run_id).map_err(|source| SetupError::Io {
+                what: format!("cannot create a run directory in {}", runs_dir.display()),
+                source,
             })?;
             let lock =
                 RunLock::acquire(run_dir.path()).map_err(|e| SetupError::Failure(e.to_string()))?;
@@ -479,35 +499,23 @@ fn prepare_in(
     let engine = EngineConfig {
         run_dir,
         header,
-        mode,
-        tier: settings.tier,
+        settings: Arc::new(settings.clone()),
         models,
         search,
         fetcher,
-        limits: settings.limits,
-        max_parallel: settings.max_parallel,
-        search_max_results: settings.search.max_results,
-        today: settings.today,
         backend_label,
         domain_prompt: domain_prompt(settings)?,
         skills: load_skills(settings, &mut notes),
         thread,
-        require_tool_call: settings.require_tool_call,
-        memory: settings.memory_dir(),
-        // Front ends that can answer in-process upgrade `Stop` to `Wait`.
-        clarify: if settings.clarify {
-            ClarifyMode::Stop
-        } else {
-            ClarifyMode::Never
+        clarify: match (settings.clarify, inputs.answers_in_process) {
+            (false, _) => ClarifyMode::Never,
+            (true, false) => ClarifyMode::Stop,
+            (true, true) => ClarifyMode::Wait,
         },
-        answers: Vec::new(),
+        answers: inputs.answers.clone(),
         inputs: recorded,
         resume,
         lock: Some(lock),
-        mcp: settings.mcp.clone(),
-        exec: settings.exec.clone(),
-        custom_tools: settings.custom_tools.clone(),
-        offload: settings.offload.clone(),
     };
     Ok(PreparedRun {
         engine,
@@ -610,8 +618,9 @@ pub fn prepare_resume(
         return Err(SetupError::Usage(why));
     }
     let lock = RunLock::acquire(dir).map_err(|e| SetupError::Failure(e.to_string()))?;
-    let fail = |what: &str, e: std::io::Error| {
-        SetupError::Failure(format!("cannot read {what} of {}: {e}", dir.display()))
+    let fail = |what: &str, source: std::io::Error| SetupError::Io {
+        what: format!("cannot read {what} of {}", dir.display()),
+        source,
     };
     let events =
         checkpoint::recover_file(&dir.join("events.jsonl")).map_err(|e| fail("events.jsonl", e))?;
@@ -671,10 +680,6 @@ pub fn prepare_resume(
         .into_iter()
         .flatten()
         .collect();
-    let mut answer_sets = Vec::new();
-    if !answers.is_empty() {
-        answer_sets.push(answers);
-    }
     let run_dir = RunDir::open(dir, &header.run_id);
     let mut prepared = prepare_in(
         &settings,
@@ -687,6 +692,12 @@ pub fn prepare_resume(
             corpus_progress: None,
             continues: recorded.continues,
             mcp_flags: recorded.mcp_flags,
+            answers: if answers.is_empty() {
+                Vec::new()
+            } else {
+                vec![answers]
+            },
+            answers_in_process: false,
         },
         Some(Continue {
             dir: run_dir,
@@ -699,7 +710,6 @@ pub fn prepare_resume(
             lock,
         }),
     )?;
-    prepared.engine.answers = answer_sets;
     for r in recovered {
         prepared.notes.push(Note::warning(r));
     }

@@ -35,11 +35,15 @@ pub mod sandbox;
 pub mod serve;
 pub mod skills;
 pub mod store;
+pub mod sync;
 pub mod web;
 
 /// Compiles a regex literal. Patterns are constants covered by tests, so a
 /// failure is a programming error caught before release.
-#[allow(clippy::expect_used)]
+#[expect(
+    clippy::expect_used,
+    reason = "patterns are constants covered by tests"
+)]
 pub(crate) fn re(pattern: &str) -> regex::Regex {
     regex::Regex::new(pattern).expect("static regex literal compiles")
 }

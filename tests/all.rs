@@ -3,11 +3,11 @@
 //! pair, the model client against a scripted server, the fetcher against
 //! loopback servers, and the evidence engine on a real corpus. No test
 //! touches the network.
-#![allow(
+#![expect(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::print_stdout,
-    clippy::print_stderr
+    reason = "tests fail loudly and may print what they saw"
 )]
 
 mod cli;

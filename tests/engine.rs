@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use dra::config::tiers::default_tier;
 use dra::corpus::Corpus;
 use dra::corpus::CorpusWeb;
 use dra::engine::budget::Limits;
@@ -14,10 +13,8 @@ use dra::engine::model::{
     ChatModel, ChatRequest, ChatResponse, ModelError, ModelRouter, ModelSink,
 };
 use dra::engine::{Engine, EngineConfig, RunSummary};
-use dra::protocol::{
-    AskRequest, EntityAnchors, Event, EventBody, Op, RunMode, StatusReason, StatusState,
-};
-use dra::store::{RunDir, RunHeader};
+use dra::protocol::{AskRequest, EntityAnchors, Event, EventBody, Op, StatusReason, StatusState};
+use dra::store::RunDir;
 
 /// The offline model, but every call takes a while.
 struct Slow(Duration);
@@ -40,42 +37,18 @@ impl ChatModel for Slow {
 fn config(dir: &std::path::Path, delay: Duration, limits: Limits) -> EngineConfig {
     let run_dir = RunDir::create(dir, "testrun1").unwrap();
     let web = CorpusWeb::new(Arc::new(Corpus::embedded().unwrap()));
-    EngineConfig {
-        mcp: Default::default(),
-        exec: dra::config::ExecSettings::off(),
-        custom_tools: Default::default(),
-        offload: Default::default(),
+    let mut config = EngineConfig::for_tests(
         run_dir,
-        header: RunHeader {
-            kind: "run_header".into(),
-            protocol_version: dra::protocol::PROTOCOL_VERSION,
-            dra_version: "test".into(),
-            run_id: "testrun1".into(),
-            question: "q".into(),
-            created: "2026-11-29T00:00:00Z".into(),
-            settings: serde_json::json!({}),
-        },
-        mode: RunMode::Offline,
-        tier: default_tier(),
-        models: ModelRouter::single(Arc::new(Slow(delay))),
-        search: Arc::new(web.clone()),
-        fetcher: Arc::new(web),
-        limits,
-        max_parallel: 2,
-        search_max_results: 5,
-        today: chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap(),
-        backend_label: "the embedded corpus".into(),
-        domain_prompt: None,
-        skills: Default::default(),
-        thread: None,
-        require_tool_call: false,
-        memory: None,
-        clarify: dra::engine::tools::clarify::ClarifyMode::Stop,
-        answers: Vec::new(),
-        inputs: serde_json::json!({}),
-        resume: None,
-        lock: None,
-    }
+        ModelRouter::single(Arc::new(Slow(delay))),
+        Arc::new(web.clone()),
+        Arc::new(web),
+    );
+    let settings = Arc::make_mut(&mut config.settings);
+    settings.limits = limits;
+    settings.max_parallel = 2;
+    settings.search.max_results = 5;
+    settings.today = chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
+    config
 }
 
 fn ask() -> Op {
@@ -272,7 +245,7 @@ async fn run_scripted(
         subagent: sub.clone(),
         utility: sub,
     };
-    cfg.require_tool_call = require_tool_call;
+    Arc::make_mut(&mut cfg.settings).require_tool_call = require_tool_call;
     let handle = Engine::spawn(cfg).unwrap();
     handle.ops.send(ask()).await.unwrap();
     let (events, summary) = collect(handle).await;
@@ -544,7 +517,8 @@ async fn online_pages_are_turned_into_claims_by_a_toolless_model() {
         subagent: utility.clone(),
         utility: utility.clone(),
     };
-    cfg.mode = RunMode::Online;
+    // Online: a key is set (the scripted models never send it).
+    Arc::make_mut(&mut cfg.settings).api_key = Some(dra::config::Secret::new("test-key"));
     let run_dir = cfg.run_dir.path().to_path_buf();
     let handle = Engine::spawn(cfg).unwrap();
     handle.ops.send(ask()).await.unwrap();

@@ -233,21 +233,15 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             corpus_progress: corpus_progress(g),
             mcp_flags: args.mcp.clone(),
             continues,
+            answers: answers.into_iter().collect(),
+            // On a terminal, questions are asked here and the run goes on.
+            answers_in_process: super::clarify::can_prompt(g, args.no_input),
         },
     )
     .map_err(setup_error)?;
-    let mut prepared = prepared;
-    prepared.engine.answers.extend(answers);
     print_notes(g, &prepared.notes);
-    let mut engine = prepared.engine;
-    // On a terminal, questions are asked here and the run goes on.
-    let interactive =
-        engine.clarify == ClarifyMode::Stop && super::clarify::can_prompt(g, args.no_input);
-    if interactive {
-        engine.clarify = ClarifyMode::Wait;
-    }
     let runtime = runtime()?;
-    let outcome = runtime.block_on(drive(g, engine, prepared.request));
+    let outcome = runtime.block_on(drive(g, prepared.engine, prepared.request));
     // After a second signal nothing is waited for (the record is closed).
     runtime.shutdown_background();
     outcome
@@ -344,6 +338,8 @@ pub fn setup_error(e: SetupError) -> CliError {
     match e {
         SetupError::Usage(m) => CliError::Usage(anyhow::anyhow!(m)),
         SetupError::Failure(m) => CliError::Failure(anyhow::anyhow!(m)),
+        // The chain prints as "what: cause".
+        e @ SetupError::Io { .. } => CliError::Failure(anyhow::Error::new(e)),
     }
 }
 

@@ -138,14 +138,10 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
         checks.push(reachability(&base, key.expose()));
     }
     let typed = Settings::from_config(c);
-    let search = [settings::TAVILY_API_KEY, settings::BRAVE_API_KEY]
+    let search = crate::web::BACKENDS
         .iter()
-        .filter(|k| c.secret(k).is_some())
-        .map(|k| k.to_string())
-        .chain(
-            c.text(settings::SEARXNG_URL)
-                .map(|_| settings::SEARXNG_URL.to_string()),
-        )
+        .filter(|b| b.configured(&typed.search))
+        .filter_map(|b| b.keys.first().copied())
         .collect::<Vec<_>>();
     let configured = if search.is_empty() {
         "no web search backend configured".to_string()
@@ -176,7 +172,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             name: "evidence",
             ok: false,
             detail: format!("{configured}; online runs without --corpus stop: {e}"),
-            fix: Some("set TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY, pass --corpus PATH, or --offline".into()),
+            fix: Some(format!("set {}, pass --corpus PATH, or --offline", crate::web::backend_keys_hint())),
         },
     });
     mcp_checks(&typed.mcp.servers, checks);

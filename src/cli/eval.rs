@@ -1,5 +1,5 @@
 //! `dra eval GOLD.json`: runs the cases of a gold set and scores them with
-//! the metrics of seed 001: field accuracy, history recall, citation
+//! these metrics: field accuracy, history recall, citation
 //! support, conflict recall, forbidden content, over-confident errors, cost.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -287,11 +287,7 @@ pub fn score_case(case: &GoldCase, summary: &RunSummary) -> anyhow::Result<CaseS
     )?)?;
     let mut score = CaseScore {
         id: case.id.clone(),
-        status: format!(
-            "{}:{}",
-            serde_json::to_value(summary.state)?.as_str().unwrap_or(""),
-            serde_json::to_value(summary.reason)?.as_str().unwrap_or("")
-        ),
+        status: format!("{}:{}", summary.state.as_str(), summary.reason.as_str()),
         report: Some(report_path),
         tool_calls: summary.tool_calls,
         tokens: summary.total_tokens,
@@ -448,6 +444,8 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 corpus_progress: None,
                 continues: None,
                 mcp_flags: Vec::new(),
+                answers: Vec::new(),
+                answers_in_process: false,
             },
         )
         .map_err(setup_error)?;

@@ -1,7 +1,6 @@
 //! The command line: flags, commands, renderers. The only layer that touches
 //! the terminal. stdout is a contract: the report path and a summary line in
 //! human mode, JSONL events only with `--json`.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 /// Like `eprintln!`, but a closed or full stderr is ignored instead of
 /// panicking: losing a progress line must never stop a run.

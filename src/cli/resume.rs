@@ -98,10 +98,7 @@ pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
             reason,
             report,
         } => {
-            let reason = serde_json::to_value(reason)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
+            let reason = reason.as_str();
             if !g.json {
                 errln!("dra: run {run_id} has already finished ({reason}); nothing to resume");
                 if let Some(r) = report {

@@ -2,7 +2,7 @@
 //!
 //! Sources, first non-empty wins: `--mcp` flags, then `[[mcp]]` tables in
 //! the config file, then `DRA_MCP_SERVERS` (a JSON list), then
-//! `DRA_MCP_URL` (+ `DRA_MCP_LABEL`). Rules (seed 000's MCP notes):
+//! `DRA_MCP_URL` (+ `DRA_MCP_LABEL`). Rules:
 //! - a URL that is a bare host gets `/mcp` appended; a URL with a path is
 //!   used as given;
 //! - `0.0.0.0` (a bind address) is dialled as loopback;

@@ -28,7 +28,7 @@ pub use settings::{Kind, SETTINGS, SettingSpec};
 pub use tiers::{MODEL_TIERS, ModelRole, ModelSlot, ModelTier};
 pub use typed::{
     CorpusSettings, CustomToolsSettings, FetchSettings, Limits, ModelSettings, OffloadSettings,
-    SearchSettings, ServeSettings, Settings, table_default,
+    SearchSettings, ServeSettings, Settings, ToolProtocol, table_default,
 };
 use values::parse;
 pub use values::{Entry, Value, parse_duration};

@@ -1,6 +1,6 @@
 //! The configuration table: every setting dra reads, its environment name,
-//! type, default and meaning. Names and defaults follow the reference agent's
-//! table where they apply to a CLI; the rest are ours.
+//! type, default and meaning. Where a common name exists (`OPENAI_API_KEY`,
+//! `TAVILY_API_KEY`, `LLM_SANDBOX_URL`) dra reads it; its own are `DRA_*`.
 
 /// How a raw string is parsed and validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +76,9 @@ pub const TAVILY_API_KEY: &str = "TAVILY_API_KEY";
 pub const TAVILY_BASE_URL: &str = "TAVILY_BASE_URL";
 pub const SEARXNG_URL: &str = "SEARXNG_URL";
 pub const BRAVE_API_KEY: &str = "BRAVE_API_KEY";
+/// The settings web search backends read (`web::search::BACKENDS` says
+/// which turn each one on); [`super::SearchSettings`] carries their values.
+pub const SEARCH_KEYS: &[&str] = &[TAVILY_API_KEY, TAVILY_BASE_URL, SEARXNG_URL, BRAVE_API_KEY];
 pub const MODEL_TIER: &str = "DRA_MODEL_TIER";
 pub const REQUEST_TIMEOUT: &str = "DRA_REQUEST_TIMEOUT";
 pub const MAX_RETRIES: &str = "DRA_MAX_RETRIES";
@@ -119,7 +122,6 @@ pub const CORPUS_MAX_BYTES: &str = "DRA_CORPUS_MAX_BYTES";
 pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
 pub const CORPUS_MAX_TOTAL_BYTES: &str = "DRA_CORPUS_MAX_TOTAL_BYTES";
 
-/// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SANDBOX_URL: &str = "LLM_SANDBOX_URL";
 pub const SANDBOX_TOKEN: &str = "LLM_SANDBOX_TOKEN";
 pub const SANDBOX_NETWORK: &str = "LLM_SANDBOX_NETWORK";
@@ -129,6 +131,7 @@ pub const EXEC_TIMEOUT: &str = "DRA_EXEC_TIMEOUT";
 pub const EXEC_MEMORY_MB: &str = "DRA_EXEC_MEMORY_MB";
 pub const EXEC_WORKSPACE_MB: &str = "DRA_EXEC_WORKSPACE_MB";
 
+/// Every setting dra reads, in the order `dra doctor` prints them.
 pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         key: OPENAI_API_KEY,

@@ -48,24 +48,60 @@ pub struct ModelSettings {
     pub max_retries: u32,
     pub streaming: bool,
     pub streaming_denylist: Vec<String>,
-    /// `auto`, `native` or `envelope`.
-    pub tool_protocol: String,
+    pub tool_protocol: ToolProtocol,
 }
 
-/// Web search backends; the first configured wins (Tavily > SearXNG > Brave).
+/// How tools reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolProtocol {
+    /// The API's `tools` field.
+    Native,
+    /// The JSON envelope protocol, in plain text.
+    Envelope,
+    /// Native until the endpoint rejects `tools`, then the envelope.
+    Auto,
+}
+
+impl ToolProtocol {
+    /// The protocol a `DRA_TOOL_PROTOCOL` value names (the table admits
+    /// only these three).
+    pub fn from_name(name: &str) -> Option<ToolProtocol> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "native" => Some(ToolProtocol::Native),
+            "envelope" => Some(ToolProtocol::Envelope),
+            "auto" => Some(ToolProtocol::Auto),
+            _ => None,
+        }
+    }
+}
+
+/// What web search backends read: the values of [`keys::SEARCH_KEYS`]
+/// that are set (which backend they turn on is `web::search::BACKENDS`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchSettings {
-    pub tavily_key: Option<Secret>,
-    pub tavily_base_url: String,
-    pub searxng_url: Option<String>,
-    pub brave_key: Option<Secret>,
+    values: std::collections::BTreeMap<&'static str, Value>,
     /// Results per `web_search` call.
     pub max_results: usize,
 }
 
 impl SearchSettings {
-    pub fn any_backend(&self) -> bool {
-        self.tavily_key.is_some() || self.searxng_url.is_some() || self.brave_key.is_some()
+    /// Whether a backend's setting is set (defaults count).
+    pub fn is_set(&self, key: &str) -> bool {
+        self.values.contains_key(key)
+    }
+
+    pub fn text(&self, key: &str) -> Option<&str> {
+        match self.values.get(key) {
+            Some(Value::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn secret(&self, key: &str) -> Option<&Secret> {
+        match self.values.get(key) {
+            Some(Value::Secret(s)) => Some(s),
+            _ => None,
+        }
     }
 }
 
@@ -98,7 +134,7 @@ pub struct CorpusSettings {
 /// `dra mcp-serve`'s settings.
 #[derive(Debug, Clone)]
 pub struct ServeSettings {
-    /// The research tool's description (seed 003's agent description).
+    /// The research tool's description (`DRA_AGENT_DESCRIPTION`).
     pub agent_description: String,
     /// The bearer token HTTP clients must send.
     pub token: Option<Secret>,
@@ -211,19 +247,17 @@ impl Settings {
                 max_retries: u32::try_from(uint(keys::MAX_RETRIES)).unwrap_or(u32::MAX),
                 streaming: c.bool(keys::STREAMING),
                 streaming_denylist: c.list(keys::STREAMING_DENYLIST),
-                tool_protocol: c
-                    .text(keys::TOOL_PROTOCOL)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| table_text(keys::TOOL_PROTOCOL)),
+                tool_protocol: ToolProtocol::from_name(
+                    c.text(keys::TOOL_PROTOCOL)
+                        .unwrap_or(&table_text(keys::TOOL_PROTOCOL)),
+                )
+                .unwrap_or(ToolProtocol::Auto),
             },
             search: SearchSettings {
-                tavily_key: c.secret(keys::TAVILY_API_KEY).cloned(),
-                tavily_base_url: c
-                    .text(keys::TAVILY_BASE_URL)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| table_text(keys::TAVILY_BASE_URL)),
-                searxng_url: c.text(keys::SEARXNG_URL).map(str::to_string),
-                brave_key: c.secret(keys::BRAVE_API_KEY).cloned(),
+                values: keys::SEARCH_KEYS
+                    .iter()
+                    .filter_map(|k| Some((*k, c.get(k)?.value.clone())))
+                    .collect(),
                 max_results: usize::try_from(uint(keys::SEARCH_MAX_RESULTS)).unwrap_or(usize::MAX),
             },
             fetch: FetchSettings {
@@ -310,6 +344,18 @@ impl Settings {
                 .filter(|k| c.get(k).is_some_and(|e| e.origin != super::Origin::Default))
                 .collect(),
         }
+    }
+
+    /// The table's defaults alone: no flags, environment, `.env` or
+    /// config file (a starting point for tests and embedders).
+    pub fn defaults() -> Settings {
+        let config = Config::resolve(&super::Layers::default()).unwrap_or_else(|_| Config {
+            entries: Default::default(),
+            warnings: Vec::new(),
+            file: None,
+            mcp_servers: Vec::new(),
+        });
+        Settings::from_config(&config)
     }
 
     /// Online means a key is set and offline mode is not forced.

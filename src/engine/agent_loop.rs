@@ -3,6 +3,7 @@
 //! deliverable is accepted, the model stalls after nudges, the budget halts
 //! or the run is cancelled.
 
+use crate::sync::LockExt;
 use std::sync::Arc;
 
 use futures::future::join_all;
@@ -225,11 +226,7 @@ async fn answers_for(cx: &AgentCx, questions: &[String]) -> Option<Vec<String>> 
     if let Some(replay) = run.replay.as_deref() {
         replay.go_live(&cx.agent);
     }
-    let mut answers = run
-        .answers
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .pop_front()?;
+    let mut answers = run.answers.lock_or_recover().pop_front()?;
     answers.resize(questions.len(), String::new());
     run.emitter.emit(
         &cx.agent,
@@ -287,7 +284,7 @@ impl ModelSink for LoopSink {
 pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatResponse, AgentEnd> {
     let run = &cx.run;
     let model = run.models.for_role(request.role).clone();
-    let slot = *run.tier.slot(request.role);
+    let slot = *run.settings.tier.slot(request.role);
     let request_json = serde_json::to_string(request).unwrap_or_default();
     let est_in = estimate_tokens(&request_json);
     let est_usd = match run.mode {

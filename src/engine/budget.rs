@@ -2,6 +2,7 @@
 //! sub-researchers cannot overshoot: a reservation that would cross a limit
 //! is refused. Crossing 75% of any limit is reported once (`budget_soft`).
 
+use crate::sync::LockExt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -93,7 +94,7 @@ impl Budget {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic while holding the lock leaves plain counters behind: still usable.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_or_recover()
     }
 
     pub fn spent(&self) -> Spent {

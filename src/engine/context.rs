@@ -2,6 +2,7 @@
 //! budget, the identity anchors, the cancellation flag and the spotlight
 //! delimiter.
 
+use crate::sync::LockExt;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -9,11 +10,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio::sync::{Notify, Semaphore};
 
+use super::EngineConfig;
 use super::budget::Budget;
 use super::model::{ModelRouter, Usage};
 use super::replay::Replay;
 use super::sources::PageStore;
-use crate::config::ModelTier;
+use crate::config::Settings;
 use crate::evidence::EvidenceItem;
 use crate::evidence::Findings;
 use crate::evidence::dedup::{Copies, DocForDedup, find_copies};
@@ -73,7 +75,7 @@ impl Emitter {
             return;
         }
         // Numbering and sending under one lock keeps events.jsonl in seq order.
-        let mut seq = self.seq.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seq = self.seq.lock_or_recover();
         *seq += 1;
         self.recorder.event(Event {
             seq: *seq,
@@ -128,7 +130,7 @@ pub struct Cancel {
 impl Cancel {
     pub fn cancel(&self, reason: StatusReason) {
         {
-            let mut r = self.reason.lock().unwrap_or_else(|p| p.into_inner());
+            let mut r = self.reason.lock_or_recover();
             r.get_or_insert(reason);
         }
         self.flag.store(true, Ordering::SeqCst);
@@ -140,7 +142,7 @@ impl Cancel {
     }
 
     pub fn reason(&self) -> Option<StatusReason> {
-        *self.reason.lock().unwrap_or_else(|p| p.into_inner())
+        *self.reason.lock_or_recover()
     }
 
     /// Resolves once cancelled.
@@ -163,7 +165,7 @@ pub struct Meter {
 
 impl Meter {
     pub fn add(&self, model: &str, usage: Usage, cost: f64) {
-        let mut m = self.per_model.lock().unwrap_or_else(|p| p.into_inner());
+        let mut m = self.per_model.lock_or_recover();
         let e = m.entry(model.to_string()).or_insert_with(|| ModelUsage {
             model: model.to_string(),
             calls: 0,
@@ -178,175 +180,180 @@ impl Meter {
     }
 
     pub fn snapshot(&self) -> Vec<ModelUsage> {
-        let m = self.per_model.lock().unwrap_or_else(|p| p.into_inner());
+        let m = self.per_model.lock_or_recover();
         let mut v: Vec<ModelUsage> = m.values().cloned().collect();
         v.sort_by(|a, b| a.model.cmp(&b.model));
         v
     }
 }
 
-/// The run's shared state.
+/// What the run's agents call out to, wrapped by the orchestrator (a
+/// follow-up's cache, recording, replay on resume).
+pub struct Services {
+    pub emitter: Emitter,
+    pub search: Arc<dyn SearchBackend>,
+    pub fetcher: Arc<dyn Fetcher>,
+    /// On resume: the earlier invocations' records.
+    pub replay: Option<Arc<Replay>>,
+}
+
+/// The tools that join the built-ins once they have started or described
+/// themselves (each is set once, at run start).
+#[derive(Default)]
+pub struct ToolSet {
+    /// The tools of the user's MCP servers.
+    pub mcp: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
+    /// `execute`, when a sandbox is available.
+    pub execute: std::sync::OnceLock<Arc<super::tools::execute::Execute>>,
+    /// The drop-in custom tools.
+    pub custom: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
+}
+
+/// What the run has gathered so far, behind its own locks (read and
+/// written through [`RunCtx`]'s methods).
+#[derive(Default)]
+struct Ledger {
+    next_subagent: AtomicU64,
+    next_call: AtomicU64,
+    /// Findings every sub-researcher handed back (for salvaged reports).
+    findings: Mutex<Vec<Findings>>,
+    /// Skills read so far in this run (a `skill` event fires once each).
+    skills_applied: Mutex<std::collections::HashSet<String>>,
+    /// URLs not fetched because memory knows their domain is bad.
+    skipped: Mutex<Vec<(String, String)>>,
+    /// The latest plan's aspects (`write_todos`), for the Gaps of a salvaged report.
+    plan: Mutex<Vec<String>>,
+    /// Pages read that a corpus cap cut: (url, what was kept).
+    truncated: Mutex<Vec<(String, String)>>,
+}
+
+/// The run's shared context: read-only settings and facts, services,
+/// run state, and the tool set.
 pub struct RunCtx {
+    /// The run's settings, read-only (the engine reads settings only here).
+    pub settings: Arc<Settings>,
     pub run_id: String,
     /// Where accepted pages' texts are kept.
     pub run_dir: RunDir,
     pub question: String,
     pub anchors: EntityAnchors,
     pub mode: RunMode,
-    pub tier: &'static ModelTier,
-    pub emitter: Emitter,
-    pub models: ModelRouter,
-    pub search: Arc<dyn SearchBackend>,
-    pub fetcher: Arc<dyn Fetcher>,
-    pub pages: PageStore,
-    pub budget: Budget,
-    pub cancel: Cancel,
-    pub meter: Meter,
-    /// Bounds sub-researchers running at once.
-    pub parallel: Semaphore,
     /// Per-run random marker around untrusted text (spotlighting).
     pub spotlight: String,
     /// Today's date, YYYY-MM-DD (the run's pinned clock), as pages'
     /// retrieval date and the reference for freshness.
     pub today: String,
-    /// Results per `web_search` call unless the model asks for another count.
-    pub search_max_results: usize,
     /// Human name of the search backend, for the report footer.
     pub backend_label: String,
-    next_subagent: AtomicU64,
-    next_call: AtomicU64,
-    /// Findings every sub-researcher handed back (for salvaged reports).
-    findings: Mutex<Vec<Findings>>,
     /// Deployment guidance for both system prompts.
     pub domain_prompt: Option<String>,
     /// The user's skills, listed in both system prompts.
     pub skills: Arc<crate::skills::SkillSet>,
     /// A follow-up's earlier turns, oldest first (empty for a first turn).
     pub earlier: Vec<super::thread::EarlierTurn>,
-    /// Skills read so far in this run (a `skill` event fires once each).
-    skills_applied: Mutex<std::collections::HashSet<String>>,
     /// Lessons from earlier runs (empty with --no-memory).
     pub lessons: Lessons,
-    /// URLs not fetched because memory knows their domain is bad.
-    skipped: Mutex<Vec<(String, String)>>,
-    /// The report gate's claim check of the accepted report.
-    pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
-    /// The latest plan's aspects (`write_todos`), for the Gaps of a salvaged report.
-    plan: Mutex<Vec<String>>,
-    /// Pages read that a corpus cap cut: (url, what was kept).
-    truncated: Mutex<Vec<(String, String)>>,
-    /// Clarifying questions: whether to ask, and the answers sent in.
-    pub clarify: super::tools::clarify::Clarifier,
-    /// On resume: the earlier invocations' records.
-    pub replay: Option<Arc<Replay>>,
-    /// Answers waiting for the next clarification, one set per
-    /// clarification, in question order.
-    pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
-    /// The tools of the user's MCP servers, set once they have started.
-    pub mcp_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
-    /// `execute`, set at start-up when a sandbox is available.
-    pub execute: std::sync::OnceLock<Arc<super::tools::execute::Execute>>,
-    /// The drop-in custom tools, set once they have described themselves.
-    pub custom_tools: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
-    /// Large tool results: offloaded to the workspace, or cut.
-    pub offload: crate::config::OffloadSettings,
-}
 
-pub struct RunCtxInit {
-    pub run_id: String,
-    pub run_dir: RunDir,
-    pub question: String,
-    pub anchors: EntityAnchors,
-    pub mode: RunMode,
-    pub tier: &'static ModelTier,
+    // Services.
     pub emitter: Emitter,
     pub models: ModelRouter,
     pub search: Arc<dyn SearchBackend>,
     pub fetcher: Arc<dyn Fetcher>,
-    pub budget: Budget,
-    pub max_parallel: usize,
-    pub search_max_results: usize,
-    pub today: chrono::NaiveDate,
-    pub backend_label: String,
-    pub domain_prompt: Option<String>,
-    pub skills: Arc<crate::skills::SkillSet>,
-    /// A follow-up's earlier turns, oldest first (empty for a first turn).
-    pub earlier: Vec<super::thread::EarlierTurn>,
-    pub lessons: Lessons,
-    pub clarify: super::tools::clarify::ClarifyMode,
-    /// The spotlight marker of the run being resumed (else a fresh one).
-    pub spotlight: Option<String>,
+    /// On resume: the earlier invocations' records.
     pub replay: Option<Arc<Replay>>,
-    pub answers: Vec<Vec<String>>,
-    pub offload: crate::config::OffloadSettings,
+
+    // Run state.
+    pub pages: PageStore,
+    pub budget: Budget,
+    pub cancel: Cancel,
+    pub meter: Meter,
+    /// Bounds sub-researchers running at once.
+    pub parallel: Semaphore,
+    /// The report gate's claim check of the accepted report.
+    pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
+    /// Clarifying questions: whether to ask, and the answers sent in.
+    pub clarify: super::tools::clarify::Clarifier,
+    /// Answers waiting for the next clarification, one set per
+    /// clarification, in question order.
+    pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
+    ledger: Ledger,
+
+    /// MCP, sandbox and custom tools, once started.
+    pub tools: ToolSet,
 }
 
 impl RunCtx {
-    pub fn new(init: RunCtxInit) -> Self {
+    /// The context of the run `config` describes, asked `question`.
+    pub fn new(
+        config: &EngineConfig,
+        question: String,
+        anchors: EntityAnchors,
+        lessons: Lessons,
+        services: Services,
+    ) -> Self {
+        let settings = config.settings.clone();
+        let pages = PageStore::default();
+        if let Some(r) = &services.replay {
+            pages.keep_numbers(r.source_numbers().iter().cloned());
+        }
+        let spotlight = services
+            .replay
+            .as_ref()
+            .and_then(|r| r.start().map(|s| s.spotlight.clone()))
+            .unwrap_or_else(random_marker);
         RunCtx {
-            run_id: init.run_id,
-            run_dir: init.run_dir,
-            question: init.question,
-            anchors: init.anchors,
-            mode: init.mode,
-            tier: init.tier,
-            emitter: init.emitter,
-            models: init.models,
-            search: init.search,
-            fetcher: init.fetcher,
-            pages: {
-                let pages = PageStore::default();
-                if let Some(r) = &init.replay {
-                    pages.keep_numbers(r.source_numbers().iter().cloned());
-                }
-                pages
-            },
-            budget: init.budget,
+            run_id: config.run_dir.run_id.clone(),
+            run_dir: config.run_dir.clone(),
+            question,
+            anchors,
+            mode: super::run_mode(&settings),
+            spotlight,
+            today: settings.today.format("%Y-%m-%d").to_string(),
+            backend_label: config.backend_label.clone(),
+            domain_prompt: config.domain_prompt.clone(),
+            skills: config.skills.clone(),
+            earlier: config
+                .thread
+                .as_ref()
+                .map(|t| t.earlier.clone())
+                .unwrap_or_default(),
+            lessons,
+            emitter: services.emitter,
+            models: config.models.clone(),
+            search: services.search,
+            fetcher: services.fetcher,
+            replay: services.replay,
+            pages,
+            budget: Budget::new(settings.limits),
             cancel: Cancel::default(),
             meter: Meter::default(),
-            parallel: Semaphore::new(init.max_parallel.max(1)),
-            spotlight: init.spotlight.unwrap_or_else(random_marker),
-            today: init.today.format("%Y-%m-%d").to_string(),
-            search_max_results: init.search_max_results,
-            backend_label: init.backend_label,
-            next_subagent: AtomicU64::new(0),
-            next_call: AtomicU64::new(0),
-            findings: Mutex::new(Vec::new()),
-            domain_prompt: init.domain_prompt,
-            skills: init.skills,
-            earlier: init.earlier,
-            skills_applied: Mutex::new(Default::default()),
-            lessons: init.lessons,
-            skipped: Mutex::new(Vec::new()),
+            parallel: Semaphore::new(settings.max_parallel.max(1)),
             claim_tally: Mutex::new(None),
-            plan: Mutex::new(Vec::new()),
-            truncated: Mutex::new(Vec::new()),
-            clarify: super::tools::clarify::Clarifier::new(init.clarify),
-            replay: init.replay,
-            answers: Mutex::new(init.answers.into()),
-            mcp_tools: std::sync::OnceLock::new(),
-            execute: std::sync::OnceLock::new(),
-            custom_tools: std::sync::OnceLock::new(),
-            offload: init.offload,
+            clarify: super::tools::clarify::Clarifier::new(config.clarify),
+            answers: Mutex::new(config.answers.clone().into()),
+            ledger: Ledger::default(),
+            tools: ToolSet::default(),
+            settings,
         }
     }
 
     /// Marks a skill as read; true the first time in this run.
     pub fn skill_applied(&self, name: &str) -> bool {
-        self.skills_applied
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        self.ledger
+            .skills_applied
+            .lock_or_recover()
             .insert(name.to_string())
     }
 
     /// The MCP tools every agent is offered (none before start-up).
     pub fn mcp_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
-        self.mcp_tools.get().map(Vec::as_slice).unwrap_or(&[])
+        self.tools.mcp.get().map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// `execute` when the run has a sandbox, else nothing.
     pub fn exec_tools(&self) -> Vec<Arc<dyn super::tools::Tool>> {
-        self.execute
+        self.tools
+            .execute
             .get()
             .map(|t| vec![t.clone() as Arc<dyn super::tools::Tool>])
             .unwrap_or_default()
@@ -354,14 +361,11 @@ impl RunCtx {
 
     /// The custom tools every agent is offered (none before they are described).
     pub fn custom_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
-        self.custom_tools.get().map(Vec::as_slice).unwrap_or(&[])
+        self.tools.custom.get().map(Vec::as_slice).unwrap_or(&[])
     }
 
     pub fn collect_findings(&self, f: Findings) {
-        self.findings
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(f);
+        self.ledger.findings.lock_or_recover().push(f);
     }
 
     /// Scores an evidence item (authority, freshness, identity,
@@ -393,7 +397,7 @@ impl RunCtx {
     }
 
     pub fn skip(&self, url: &str, reason: &str) {
-        let mut s = self.skipped.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.ledger.skipped.lock_or_recover();
         if !s.iter().any(|(u, _)| u == url) {
             s.push((url.to_string(), reason.to_string()));
         }
@@ -401,33 +405,27 @@ impl RunCtx {
 
     /// Records the plan's aspects (the latest plan wins).
     pub fn set_plan(&self, aspects: Vec<String>) {
-        *self.plan.lock().unwrap_or_else(|p| p.into_inner()) = aspects;
+        *self.ledger.plan.lock_or_recover() = aspects;
     }
 
     pub fn plan(&self) -> Vec<String> {
-        self.plan.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.ledger.plan.lock_or_recover().clone()
     }
 
     /// Records a page the corpus caps cut, with what was kept.
     pub fn note_truncated(&self, url: &str, kept: &str) {
-        let mut t = self.truncated.lock().unwrap_or_else(|p| p.into_inner());
+        let mut t = self.ledger.truncated.lock_or_recover();
         if !t.iter().any(|(u, _)| u == url) {
             t.push((url.to_string(), kept.to_string()));
         }
     }
 
     pub fn truncated(&self) -> Vec<(String, String)> {
-        self.truncated
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.ledger.truncated.lock_or_recover().clone()
     }
 
     pub fn skipped(&self) -> Vec<(String, String)> {
-        self.skipped
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.ledger.skipped.lock_or_recover().clone()
     }
 
     /// Why memory says not to read this URL, if it does.
@@ -439,11 +437,7 @@ impl RunCtx {
     /// Every sub-researcher's findings, less those drawn from a page
     /// quarantined since they were handed back.
     pub fn all_findings(&self) -> Vec<Findings> {
-        let mut all = self
-            .findings
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let mut all = self.ledger.findings.lock_or_recover().clone();
         let hostile: std::collections::HashSet<String> = self
             .pages
             .pages()
@@ -507,7 +501,7 @@ impl RunCtx {
     pub fn next_subagent_id(&self) -> String {
         format!(
             "sub-{}",
-            self.next_subagent.fetch_add(1, Ordering::SeqCst) + 1
+            self.ledger.next_subagent.fetch_add(1, Ordering::SeqCst) + 1
         )
     }
 
@@ -515,11 +509,10 @@ impl RunCtx {
     pub fn next_call_id(&self, prefix: &str) -> String {
         format!(
             "{prefix}-{}",
-            self.next_call.fetch_add(1, Ordering::SeqCst) + 1
+            self.ledger.next_call.fetch_add(1, Ordering::SeqCst) + 1
         )
     }
 
-    /// Wraps untrusted text in this run's delimiters.
     /// Makes a call outside the run that costs or acts (an MCP call, a
     /// custom tool, code in the sandbox) once: its answer is recorded
     /// under `key` (what was asked), and a resumed run gets the recorded
@@ -546,6 +539,7 @@ impl RunCtx {
         answer
     }
 
+    /// Wraps untrusted text in this run's delimiters.
     pub fn spotlight(&self, text: &str) -> String {
         super::spotlight::wrap(&self.spotlight, text)
     }

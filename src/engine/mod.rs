@@ -28,40 +28,30 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::config::ModelTier;
+use crate::config::Settings;
 use crate::ports::{Fetcher, SearchBackend};
-use crate::protocol::{Event, Op, RunMode, StatusReason, StatusState};
+use crate::protocol::{Event, Op, StatusReason, StatusState};
 use crate::store::checkpoint::RunLock;
 use crate::store::{Recorder, RunDir, RunHeader};
-use budget::Limits;
 use model::ModelRouter;
 
-/// Everything a run needs from outside.
+/// Everything a run needs from outside: its settings, decided once by the
+/// composition root, and what is specific to this run.
 pub struct EngineConfig {
     pub run_dir: RunDir,
     pub header: RunHeader,
-    pub mode: RunMode,
-    pub tier: &'static ModelTier,
+    /// Read-only for the whole run; the engine reads settings only here.
+    pub settings: Arc<Settings>,
     pub models: ModelRouter,
     pub search: Arc<dyn SearchBackend>,
     pub fetcher: Arc<dyn Fetcher>,
-    pub limits: Limits,
-    pub max_parallel: usize,
-    /// Results per `web_search` call (DRA_SEARCH_MAX_RESULTS).
-    pub search_max_results: usize,
-    /// The date the run takes as today (DRA_TODAY pins it).
-    pub today: chrono::NaiveDate,
     /// Where the evidence came from, for the report footer ("embedded corpus", ...).
     pub backend_label: String,
     pub domain_prompt: Option<String>,
-    /// A follow-up's earlier turns (`dra ask --continue`).
-    pub thread: Option<thread::Thread>,
     /// The user's skills (`read_skill` is offered when there is any).
     pub skills: Arc<crate::skills::SkillSet>,
-    /// Fail a run whose model answers without calling any tool.
-    pub require_tool_call: bool,
-    /// The long-term memory directory; `None` with `--no-memory`.
-    pub memory: Option<PathBuf>,
+    /// A follow-up's earlier turns (`dra ask --continue`).
+    pub thread: Option<thread::Thread>,
     /// Whether the lead may ask clarifying questions, and whether the
     /// front end answers them in-process (`Op::Answer`).
     pub clarify: tools::clarify::ClarifyMode,
@@ -75,14 +65,62 @@ pub struct EngineConfig {
     pub resume: Option<Resume>,
     /// The run directory's lock, held until the run's files are synced.
     pub lock: Option<RunLock>,
-    /// The user's MCP servers, connected at run start.
-    pub mcp: crate::mcp::McpSettings,
-    /// Code execution: the sandbox and its limits.
-    pub exec: crate::config::ExecSettings,
-    /// Drop-in custom tools, described at run start.
-    pub custom_tools: crate::config::CustomToolsSettings,
-    /// Large tool results: offloaded to the workspace, or cut.
-    pub offload: crate::config::OffloadSettings,
+}
+
+impl EngineConfig {
+    /// A run in `run_dir` on the table's default settings with no memory,
+    /// MCP servers, sandbox or custom tools, for tests and embedders: set
+    /// what a test is about afterwards (`Arc::make_mut(&mut c.settings)`),
+    /// so a new field does not break every caller.
+    pub fn for_tests(
+        run_dir: RunDir,
+        models: ModelRouter,
+        search: Arc<dyn SearchBackend>,
+        fetcher: Arc<dyn Fetcher>,
+    ) -> EngineConfig {
+        let mut settings = Settings::defaults();
+        settings.memory = false;
+        settings.mcp = Default::default();
+        settings.exec = crate::config::ExecSettings::off();
+        settings.custom_tools = Default::default();
+        settings.offload = Default::default();
+        let run_id = run_dir.run_id.clone();
+        EngineConfig {
+            run_dir,
+            header: RunHeader {
+                kind: "run_header".into(),
+                protocol_version: crate::protocol::PROTOCOL_VERSION,
+                dra_version: "test".into(),
+                run_id,
+                question: String::new(),
+                created: "2026-11-29T00:00:00Z".into(),
+                settings: serde_json::json!({}),
+            },
+            settings: Arc::new(settings),
+            models,
+            search,
+            fetcher,
+            backend_label: "the embedded corpus".into(),
+            domain_prompt: None,
+            skills: Default::default(),
+            thread: None,
+            clarify: tools::clarify::ClarifyMode::Stop,
+            answers: Vec::new(),
+            inputs: serde_json::json!({}),
+            resume: None,
+            lock: None,
+        }
+    }
+}
+
+/// The mode a run on `settings` uses: online when a key is set and
+/// offline mode is not forced.
+pub fn run_mode(settings: &Settings) -> crate::protocol::RunMode {
+    if settings.online() {
+        crate::protocol::RunMode::Online
+    } else {
+        crate::protocol::RunMode::Offline
+    }
 }
 
 /// What a resumed run brings from its earlier invocations.

@@ -1,6 +1,7 @@
 //! One run from `Ask` to the terminal status: run_start, the orchestrator
 //! (the lead agent), the report (delivered or salvaged), artifacts, usage, status.
 
+use crate::sync::LockExt;
 use std::sync::Arc;
 
 use futures::FutureExt;
@@ -8,8 +9,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
-use super::budget::Budget;
-use super::context::{Emitter, RunCtx, RunCtxInit};
+use super::context::{Emitter, RunCtx, Services};
 use super::tools::clarify::{ClarifyMode, REQUEST_CLARIFICATION};
 use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
@@ -37,7 +37,8 @@ pub(super) async fn engine_task(
     };
     let anchors = entity::complete_anchors(&request.question, &request.anchors);
     // A memory that cannot be read is reported and left alone: never overwritten.
-    let (lessons, memory_problem) = match config.memory.as_deref().map(|d| Memory::at(d).load()) {
+    let memory = config.settings.memory_dir();
+    let (lessons, memory_problem) = match memory.as_deref().map(|d| Memory::at(d).load()) {
         Some(Ok(l)) => (l, None),
         Some(Err(e)) => (Lessons::default(), Some(e.to_string())),
         None => (Lessons::default(), None),
@@ -76,38 +77,18 @@ pub(super) async fn engine_task(
         replay: replay.clone(),
         emitter: emitter.clone(),
     });
-    let ctx = Arc::new(RunCtx::new(RunCtxInit {
-        run_id: config.run_dir.run_id.clone(),
-        run_dir: config.run_dir.clone(),
-        question: request.question.clone(),
+    let ctx = Arc::new(RunCtx::new(
+        &config,
+        request.question.clone(),
         anchors,
-        mode: config.mode,
-        tier: config.tier,
-        emitter,
-        models: config.models.clone(),
-        search,
-        fetcher,
-        budget: Budget::new(config.limits),
-        max_parallel: config.max_parallel,
-        search_max_results: config.search_max_results,
-        today: config.today,
-        backend_label: config.backend_label.clone(),
-        domain_prompt: config.domain_prompt.clone(),
-        skills: config.skills.clone(),
-        earlier: config
-            .thread
-            .as_ref()
-            .map(|t| t.earlier.clone())
-            .unwrap_or_default(),
         lessons,
-        clarify: config.clarify,
-        spotlight: replay
-            .as_ref()
-            .and_then(|r| r.start().map(|s| s.spotlight.clone())),
-        replay: replay.clone(),
-        answers: config.answers.clone(),
-        offload: config.offload.clone(),
-    }));
+        Services {
+            emitter,
+            search,
+            fetcher,
+            replay: replay.clone(),
+        },
+    ));
     if config.resume.is_none() {
         ctx.emitter
             .record(crate::store::Record::Start {
@@ -137,7 +118,7 @@ pub(super) async fn engine_task(
     };
     let _watchdog = {
         let ctx = ctx.clone();
-        let deadline = config.limits.deadline;
+        let deadline = config.settings.limits.deadline;
         AbortOnDrop(tokio::spawn(async move {
             tokio::time::sleep(deadline).await;
             agent_loop::halt(&ctx, super::budget::Limit::Deadline);
@@ -178,7 +159,7 @@ pub(super) async fn engine_task(
             }
         }
     };
-    if let Some(dir) = config.memory.as_deref().filter(|_| memory_readable) {
+    if let Some(dir) = memory.as_deref().filter(|_| memory_readable) {
         learn(&ctx, dir);
     }
     Some(summary)
@@ -243,10 +224,7 @@ fn gap_notes(ctx: &RunCtx, stopped: bool, reason: StatusReason) -> report::gaps:
         } else {
             Vec::new()
         },
-        ended: serde_json::to_value(reason)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default(),
+        ended: reason.as_str().to_string(),
         truncated: ctx
             .truncated()
             .into_iter()
@@ -301,7 +279,7 @@ fn emit_run_start(
             protocol_version: PROTOCOL_VERSION,
             engine_version: ENGINE_VERSION.to_string(),
             mode: ctx.mode,
-            tier: ctx.tier.name.to_string(),
+            tier: ctx.settings.tier.name.to_string(),
             question: request.question.clone(),
             run_dir: run_dir.path().display().to_string(),
             entity: ctx.anchors.clone(),
@@ -354,10 +332,10 @@ async fn run_one(
             ),
         );
     }
-    super::tools::mcp::start(ctx, &config.mcp).await;
-    super::tools::execute::start(ctx, &config.exec).await;
+    super::tools::mcp::start(ctx, &config.settings.mcp).await;
+    super::tools::execute::start(ctx, &config.settings.exec).await;
     // After MCP: custom tool names keep clear of the servers' tools.
-    super::tools::custom::start(ctx, &config.custom_tools).await;
+    super::tools::custom::start(ctx, &config.settings.custom_tools).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
     let spec = AgentSpec {
         role: ModelRole::Research,
@@ -431,7 +409,7 @@ async fn run_one(
             let md = format!("# Clarification needed\n\n**Question:** {question}\n\nBefore researching, dra needs answers to:\n\n{list}");
             (StatusState::Done, StatusReason::AwaitingClarification, None, Some(md), false)
         }
-        AgentEnd::DirectAnswer(_) if config.require_tool_call => (
+        AgentEnd::DirectAnswer(_) if config.settings.require_tool_call => (
             StatusState::Error,
             StatusReason::ToolCallRequired,
             Some("the model answered without calling any tool, and --require-tool-call is set".into()),
@@ -477,7 +455,7 @@ async fn run_one(
         format!(
             "# Research report\n\n**Question:** {}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",
             request.question.trim(),
-            serde_json::to_value(reason).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+            reason.as_str()
         )
     });
 
@@ -491,8 +469,7 @@ async fn run_one(
         let enforced = report::claim_check::remove_unsupported(&markdown, &check, &library);
         let gate = ctx
             .claim_tally
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .lock_or_recover()
             .take()
             .filter(|_| reason == StatusReason::ReportDelivered);
         let claims = match gate {
@@ -514,7 +491,7 @@ async fn run_one(
         ),
         RunMode::Online => format!(
             "Researched with the {} tier over {}.",
-            ctx.tier.name, ctx.backend_label
+            ctx.settings.tier.name, ctx.backend_label
         ),
     };
     if salvaged {

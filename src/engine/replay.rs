@@ -14,6 +14,7 @@
 //! in events.jsonl already). What was in flight when the run stopped has
 //! no record: it runs again, live, and its events appear again.
 
+use crate::sync::LockExt;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -118,8 +119,7 @@ impl Replay {
                     remaining.insert(agent.clone());
                     r.tool_result_count += 1;
                     r.tool_results
-                        .get_mut()
-                        .unwrap_or_else(|p| p.into_inner())
+                        .get_mut_or_recover()
                         .entry((agent, call_id))
                         .or_default()
                         .push_back(result);
@@ -130,22 +130,19 @@ impl Replay {
                     result,
                 } => r
                     .searches
-                    .get_mut()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .get_mut_or_recover()
                     .entry((query, max_results))
                     .or_default()
                     .push_back(result),
                 Record::Fetch { url, result } => r
                     .fetches
-                    .get_mut()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .get_mut_or_recover()
                     .entry(url)
                     .or_default()
                     .push_back(result),
                 Record::External { key, result } => r
                     .externals
-                    .get_mut()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .get_mut_or_recover()
                     .entry(key)
                     .or_default()
                     .push_back(result),
@@ -156,8 +153,7 @@ impl Replay {
                 } => {
                     remaining.insert(agent.clone());
                     r.answers
-                        .get_mut()
-                        .unwrap_or_else(|p| p.into_inner())
+                        .get_mut_or_recover()
                         .push_back((agent, questions, answers));
                 }
             }
@@ -280,7 +276,7 @@ impl Replay {
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock_or_recover()
 }
 
 /// A search backend whose answers are recorded, and on resume replayed.

@@ -5,6 +5,7 @@
 //! ([`PageStore::keep_numbers`]): parallel sub-researchers may read in
 //! another order, and a page view with another number is another request.
 
+use crate::sync::LockExt;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
@@ -65,7 +66,7 @@ pub struct Stored {
 
 impl PageStore {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.lock_or_recover()
     }
 
     /// Keeps the source numbers an earlier invocation of the run gave

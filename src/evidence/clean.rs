@@ -257,7 +257,9 @@ fn markup_text(markup: &str) -> String {
     decode_entities(&TAG.replace_all(&text, " "))
 }
 
-fn decode_entities(text: &str) -> String {
+/// The few named and numeric entities markup fragments carry (`&amp;`
+/// last, so `&amp;lt;` stays the text `&lt;`).
+pub(crate) fn decode_entities(text: &str) -> String {
     text.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")

@@ -368,7 +368,6 @@ pub fn result_text(result: &CallToolResult) -> String {
                 rmcp::model::ResourceContents::BlobResourceContents { uri, .. } => {
                     parts.push(format!("[binary resource {uri} omitted]"))
                 }
-                #[allow(unreachable_patterns)]
                 _ => parts.push("[resource omitted]".into()),
             }
         } else if block.as_image().is_some() {

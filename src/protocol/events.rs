@@ -1,6 +1,5 @@
-//! Event types. Names and keys follow the reference agent's protocol table;
-//! `plan`, `subagent`, `fetch`, `evidence`, `thinking` and `warning` are ours
-//! (additive).
+//! Event types, as written to events.jsonl and printed with `--json`. New
+//! event types and keys are additive (no protocol bump).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -6,6 +6,7 @@
 //! renamed or removed key does.
 
 mod events;
+mod names;
 mod ops;
 
 pub use events::*;

@@ -13,6 +13,7 @@ pub mod listen;
 pub mod policy;
 mod progress;
 
+use crate::sync::LockExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -24,7 +25,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
-use crate::app::{self, Note, RunInputs, SetupError, Source};
+use crate::app::{self, Note, RunInputs, Source};
 use crate::config::Settings;
 use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{EntityAnchors, StatusState};
@@ -194,7 +195,7 @@ impl DraServer {
                                 label: b.label,
                             }
                         })
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| e.message())
                 })
                 .await
                 .unwrap_or_else(|e| Err(format!("setting up the sources failed: {e}")))
@@ -294,12 +295,7 @@ impl DraServer {
             Err(e) => return failure(e.to_string()),
         };
         let dir = &self.settings().runs_dir;
-        let made = self
-            .inner
-            .made
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let made = self.inner.made.lock_or_recover().clone();
         match crate::store::runs::list_runs(dir) {
             Ok(runs) => {
                 let runs: Vec<Value> = runs
@@ -357,24 +353,26 @@ impl DraServer {
             corpus_progress: None,
             continues: None,
             mcp_flags: Vec::new(),
+            answers: Vec::new(),
+            answers_in_process: false,
         };
-        let header = self.inner.config.header_settings.clone();
+        let header = policy::header_with_limits(
+            self.inner.config.header_settings.clone(),
+            &self.settings().limits,
+            &settings.limits,
+        );
         let prepared =
             tokio::task::spawn_blocking(move || app::prepare(&settings, header, inputs)).await;
         let prepared = match prepared {
             Ok(Ok(p)) => p,
-            Ok(Err(SetupError::Usage(m) | SetupError::Failure(m))) => {
-                return failure(format!("research could not start: {}", clean(&m)));
+            Ok(Err(e)) => {
+                return failure(format!("research could not start: {}", clean(&e.message())));
             }
             Err(e) => return failure(format!("research could not start: {e}")),
         };
         log_notes(&prepared.notes);
         let run_id = prepared.engine.header.run_id.clone();
-        self.inner
-            .made
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(run_id.clone());
+        self.inner.made.lock_or_recover().insert(run_id.clone());
         let run_dir: PathBuf = prepared.engine.run_dir.path().to_path_buf();
         let mut reporter = progress::Reporter::start(&context);
         let ct = context.ct.clone();
@@ -423,10 +421,7 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
         "cost_usd": s.cost_usd,
         "duration_ms": u64::try_from(s.duration.as_millis()).unwrap_or(u64::MAX),
     });
-    let reason = serde_json::to_value(s.reason)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default();
+    let reason = s.reason.as_str();
     let ended_early = s.state == StatusState::Error;
     // A report salvaged from a run that ended early is still an answer when
     // it cites something; one that verified nothing is a failure.

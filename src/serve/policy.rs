@@ -101,9 +101,42 @@ pub fn ceiling_deadline(server: Duration, asked: Option<Duration>) -> Duration {
     asked.map_or(server, |a| a.min(server))
 }
 
+/// The run header's settings with the limits a call actually ran under
+/// (`DRA_MAX_USD`, `DRA_DEADLINE`), where the call lowered the server's.
+pub fn header_with_limits(
+    mut header: serde_json::Value,
+    server: &crate::config::Limits,
+    used: &crate::config::Limits,
+) -> serde_json::Value {
+    use crate::config::{Value, settings};
+    if let Some(map) = header.as_object_mut() {
+        if used.max_usd != server.max_usd {
+            let shown = Value::Float(used.max_usd).display();
+            map.insert(settings::MAX_USD.into(), shown.into());
+        }
+        if used.deadline != server.deadline {
+            let shown = Value::Seconds(used.deadline).display();
+            map.insert(settings::DEADLINE.into(), shown.into());
+        }
+    }
+    header
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_records_the_limits_a_call_lowered() {
+        let server = crate::config::Limits::default();
+        let mut used = server;
+        used.deadline = Duration::from_secs(30);
+        let header = serde_json::json!({"DRA_DEADLINE": "600s", "DRA_MAX_USD": "2"});
+        let shown = header_with_limits(header.clone(), &server, &used);
+        assert_eq!(shown["DRA_DEADLINE"], "30s");
+        assert_eq!(shown["DRA_MAX_USD"], "2");
+        assert_eq!(header_with_limits(header.clone(), &server, &server), header);
+    }
 
     #[test]
     fn http_allows_no_corpus_by_default_and_stdio_any() {

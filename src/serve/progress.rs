@@ -43,11 +43,7 @@ pub fn message(ev: &Event, sources: &mut usize) -> Option<String> {
             format!("report written ({} characters)", markdown.chars().count())
         }
         EventBody::Status(s) if s.state.is_terminal() => {
-            let reason = s
-                .reason
-                .and_then(|r| serde_json::to_value(r).ok())
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
+            let reason = s.reason.map(|r| r.as_str().to_string()).unwrap_or_default();
             let state = if s.state == StatusState::Done {
                 "done"
             } else {

@@ -20,28 +20,8 @@ use super::{
 };
 use crate::config::{Secret, Settings};
 
-/// How tools reach the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolProtocol {
-    /// The API's `tools` field.
-    Native,
-    /// The JSON envelope protocol, in plain text.
-    Envelope,
-    /// Native until the endpoint rejects `tools`, then the envelope.
-    Auto,
-}
-
-impl std::str::FromStr for ToolProtocol {
-    type Err = ModelBuildError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "native" => Ok(ToolProtocol::Native),
-            "envelope" => Ok(ToolProtocol::Envelope),
-            "auto" => Ok(ToolProtocol::Auto),
-            other => Err(ModelBuildError::Protocol(other.to_string())),
-        }
-    }
-}
+/// How tools reach the model (decided by `DRA_TOOL_PROTOCOL`).
+pub use crate::config::ToolProtocol;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelBuildError {
@@ -49,8 +29,6 @@ pub enum ModelBuildError {
     NoApiKey,
     #[error("OPENAI_BASE_URL is not an http:// or https:// URL")]
     BaseUrl,
-    #[error("unknown tool protocol {0:?}; expected native, envelope or auto")]
-    Protocol(String),
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
 }
@@ -649,7 +627,7 @@ pub fn options_from_settings(
     o.request_timeout = m.request_timeout;
     o.max_retries = m.max_retries;
     o.streaming = streaming_allowed(slug, m.streaming, &m.streaming_denylist);
-    o.protocol = m.tool_protocol.parse()?;
+    o.protocol = m.tool_protocol;
     Ok(o)
 }
 

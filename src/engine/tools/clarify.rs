@@ -1,3 +1,4 @@
+use crate::sync::LockExt;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -9,7 +10,7 @@ use crate::protocol::{ClarificationAnswer, EventBody};
 /// The name models call `RequestClarification` by.
 pub const REQUEST_CLARIFICATION: &str = "request_clarification";
 
-/// The first line of the user message that carries the answers (seed 000).
+/// The first line of the user message that carries the answers.
 pub const ANSWERS_HEADER: &str = "Answers to your clarifying questions:";
 /// What an empty answer is sent as.
 pub const NO_PREFERENCE: &str = "no preference";
@@ -65,7 +66,7 @@ impl Clarifier {
     /// The answers message for the lead, once (the agent loop takes it
     /// after the tool results and sends it as the next user message).
     pub fn take_reply(&self) -> Option<String> {
-        self.reply.lock().unwrap_or_else(|p| p.into_inner()).take()
+        self.reply.lock_or_recover().take()
     }
 }
 
@@ -192,11 +193,7 @@ impl Tool for RequestClarification {
                 },
             );
             let message = answers_message(&pairs);
-            *cx.run
-                .clarify
-                .reply
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()) = Some(message.clone());
+            *cx.run.clarify.reply.lock_or_recover() = Some(message.clone());
             return ToolOutput::ok(
                 format!("The user answered; their answers follow as a message:\n{message}"),
                 format!("{} answer(s)", pairs.len()),

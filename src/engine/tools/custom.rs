@@ -105,7 +105,7 @@ pub async fn start(run: &Arc<RunCtx>, settings: &CustomToolsSettings) {
     }
     let tools = build_tools(run, toolbox.tools, settings.timeout);
     tracing::debug!(count = tools.len(), "custom tools ready");
-    let _ = run.custom_tools.set(tools);
+    let _ = run.tools.custom.set(tools);
 }
 
 /// The tools named uniquely beside the built-in and MCP ones.

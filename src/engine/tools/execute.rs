@@ -5,6 +5,7 @@
 //! any) and spotlighted. Files the code writes stay in the run's workspace
 //! (`<run_dir>/workspace`, `/workspace` inside) and are listed.
 
+use crate::sync::LockExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -65,7 +66,7 @@ impl Execute {
     /// workspace, but the attempt is worth a warning.
     fn warn_of_links(&self, cx: &AgentCx) {
         let links = escaping_links(&self.workspace);
-        let mut warned = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+        let mut warned = self.warned.lock_or_recover();
         for (name, target) in links {
             if !warned.insert(name.clone()) {
                 continue;
@@ -118,13 +119,13 @@ pub async fn start(run: &RunCtx, settings: &ExecSettings) {
     let workspace = run.run_dir.workspace_dir();
     let offloads = sandbox::ReadOnlyMount {
         host: run.run_dir.path().join(crate::engine::offload::RUN_FOLDER),
-        inside: crate::engine::offload::sandbox_dir(&run.offload.dir),
+        inside: crate::engine::offload::sandbox_dir(&run.settings.offload.dir),
     };
     match sandbox::select(settings, &workspace, Some(offloads)).await {
         Ok(sb) => {
             tracing::info!(sandbox = %sb.describe(), "execute is available");
             let tool = Execute::new(sb, Limits::from_settings(settings), workspace);
-            let _ = run.execute.set(Arc::new(tool));
+            let _ = run.tools.execute.set(Arc::new(tool));
         }
         Err(u) => tracing::info!("no execute tool: {}; {}", u.why, u.fix),
     }
@@ -132,7 +133,7 @@ pub async fn start(run: &RunCtx, settings: &ExecSettings) {
 
 /// Ends the run's sandbox session (the sidecar's), if any.
 pub async fn finish(run: &RunCtx) {
-    if let Some(tool) = run.execute.get() {
+    if let Some(tool) = run.tools.execute.get() {
         tool.sandbox().close().await;
     }
 }

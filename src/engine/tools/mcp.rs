@@ -202,7 +202,7 @@ pub async fn start(run: &Arc<RunCtx>, settings: &mcp::McpSettings) {
         call_timeout: mcp::CALL_TIMEOUT,
     });
     let tools = build_tools(run, &servers, limits);
-    let _ = run.mcp_tools.set(tools);
+    let _ = run.tools.mcp.set(tools);
 }
 
 /// Servers a resumed run was asked with but that are not configured now:

@@ -24,6 +24,7 @@ mod todos;
 mod tool_source;
 mod untrusted;
 
+use crate::sync::LockExt;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -135,7 +136,7 @@ impl AgentCx {
     }
 
     pub fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_or_recover()
     }
 }
 
@@ -173,7 +174,10 @@ pub trait Tool: Send + Sync {
 
 /// Parses tool arguments into their typed form, or explains what is wrong.
 /// The error is the tool's answer to the model, returned as is.
-#[allow(clippy::result_large_err)]
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's answer to the model, returned once per call"
+)]
 pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolOutput> {
     let args = match args {
         // Some models send arguments as a JSON string.

@@ -57,7 +57,7 @@ impl Tool for WebSearch {
         let run = &cx.run;
         let max = args
             .max_results
-            .unwrap_or(run.search_max_results)
+            .unwrap_or(run.settings.search.max_results)
             .clamp(1, MAX_RESULTS);
         let id = run.next_call_id("search");
         run.emitter.emit(

@@ -3,6 +3,7 @@
 //! `submit_report`: scrubbed and citation-linted. Fixable defects bounce
 //! once (`revising`); what still fails is dropped and named.
 
+use crate::sync::LockExt;
 use std::collections::{BTreeMap, BTreeSet};
 
 use async_trait::async_trait;
@@ -477,9 +478,11 @@ impl Tool for SubmitReport {
         };
         let enforced = claim_check::remove_unsupported(&base, &check, &library);
         let removed = enforced.removed.len();
-        *run.claim_tally.lock().unwrap_or_else(|p| p.into_inner()) = Some(
-            crate::protocol::ClaimSupport::new(check.checked(), check.supported(), removed),
-        );
+        *run.claim_tally.lock_or_recover() = Some(crate::protocol::ClaimSupport::new(
+            check.checked(),
+            check.supported(),
+            removed,
+        ));
         let markdown = if removed > 0 || !echoes.is_empty() {
             run.emitter.warning(
                 &cx.agent,

@@ -8,6 +8,7 @@
 //! ([`crate::engine::offload`]); it is still stored whole, so a quote from
 //! any part of it verifies and `read_source` pages through it.
 
+use crate::sync::LockExt;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -37,7 +38,7 @@ pub struct PermanentFailures(std::sync::Mutex<std::collections::HashMap<String, 
 
 impl PermanentFailures {
     fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, String>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.lock_or_recover()
     }
 
     /// The local answer to a repeat of a call that failed permanently.
@@ -140,7 +141,7 @@ fn write_offload(
 /// a stub for a large result, or why it cannot be cited.
 pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> ToolOutput {
     let run = &cx.run;
-    let limits = &run.offload;
+    let limits = &run.settings.offload;
     let shape = offload::shape(&text);
     let large = offload::is_large(&shape, limits);
     let mut note = None;

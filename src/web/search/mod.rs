@@ -18,35 +18,88 @@ pub use brave::{BRAVE_DEFAULT_BASE_URL, Brave};
 pub use searxng::SearxNg;
 pub use tavily::Tavily;
 
+use crate::config::settings as keys;
 use crate::config::{SearchSettings, Secret};
 use crate::ports::{SearchBackend, WebError};
 
-/// Builds a backend from the settings, or `None` when it is not configured.
-type Builder = fn(&SearchSettings) -> Option<Result<Arc<dyn SearchBackend>, WebError>>;
+/// One web search backend, described once: what people call it, the
+/// settings that turn it on, and how it is built. `dra ask`'s and
+/// `dra doctor`'s messages and the choice of backend read this table.
+pub struct BackendSpec {
+    pub name: &'static str,
+    /// Set all of these and the backend is configured.
+    pub keys: &'static [&'static str],
+    /// Builds the backend from configured settings.
+    pub build: fn(&SearchSettings) -> Result<Arc<dyn SearchBackend>, WebError>,
+}
+
+impl BackendSpec {
+    pub fn configured(&self, s: &SearchSettings) -> bool {
+        self.keys.iter().all(|k| s.is_set(k))
+    }
+}
+
+/// A backend's setting that `configured` promised is there.
+fn required<'a, T>(value: Option<&'a T>, key: &str) -> Result<&'a T, WebError>
+where
+    T: ?Sized,
+{
+    value.ok_or_else(|| WebError::Failed(format!("{key} is not set")))
+}
 
 /// Every backend, in order of preference. Adding one: a new file with its
-/// [`SearchBackend`] impl, one line here, and its keys in the settings
-/// table (`config/settings.rs`, read into [`SearchSettings`]).
-const BACKENDS: &[Builder] = &[
-    |s| {
-        let key = s.tavily_key.clone()?;
-        Some(Tavily::new(key, &s.tavily_base_url).map(|b| Arc::new(b) as _))
+/// [`SearchBackend`] impl, one row here, and its keys in the settings
+/// table (`config/settings.rs`, listed in `SEARCH_KEYS`).
+pub const BACKENDS: &[BackendSpec] = &[
+    BackendSpec {
+        name: "Tavily",
+        keys: &[keys::TAVILY_API_KEY],
+        build: |s| {
+            let key = required(s.secret(keys::TAVILY_API_KEY), keys::TAVILY_API_KEY)?;
+            let base = s.text(keys::TAVILY_BASE_URL).unwrap_or_default();
+            Ok(Arc::new(Tavily::new(key.clone(), base)?))
+        },
     },
-    |s| {
-        let url = s.searxng_url.as_deref()?;
-        Some(SearxNg::new(url).map(|b| Arc::new(b) as _))
+    BackendSpec {
+        name: "SearXNG",
+        keys: &[keys::SEARXNG_URL],
+        build: |s| {
+            let url = required(s.text(keys::SEARXNG_URL), keys::SEARXNG_URL)?;
+            Ok(Arc::new(SearxNg::new(url)?))
+        },
     },
-    |s| {
-        let key = s.brave_key.clone()?;
-        Some(Brave::new(key, BRAVE_DEFAULT_BASE_URL).map(|b| Arc::new(b) as _))
+    BackendSpec {
+        name: "Brave",
+        keys: &[keys::BRAVE_API_KEY],
+        build: |s| {
+            let key = required(s.secret(keys::BRAVE_API_KEY), keys::BRAVE_API_KEY)?;
+            Ok(Arc::new(Brave::new(key.clone(), BRAVE_DEFAULT_BASE_URL)?))
+        },
     },
 ];
 
-/// The configured backend, by preference: Tavily, then SearXNG, then Brave.
-/// `None` when none is configured (or its client cannot be built, which is
-/// logged).
+/// Whether any backend is configured.
+pub fn any_backend(s: &SearchSettings) -> bool {
+    BACKENDS.iter().any(|b| b.configured(s))
+}
+
+/// The settings that turn on a backend, for messages: "A, B or C".
+pub fn backend_keys_hint() -> String {
+    let keys: Vec<&str> = BACKENDS
+        .iter()
+        .filter_map(|b| b.keys.first().copied())
+        .collect();
+    match keys.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// The configured backend, by preference (the table's order). `None` when
+/// none is configured (or its client cannot be built, which is logged).
 pub fn search_backend_from_settings(s: &SearchSettings) -> Option<Arc<dyn SearchBackend>> {
-    match BACKENDS.iter().find_map(|build| build(s))? {
+    match (BACKENDS.iter().find(|b| b.configured(s))?.build)(s) {
         Ok(b) => Some(b),
         Err(e) => {
             tracing::warn!("web search backend unavailable: {e}");
@@ -217,14 +270,7 @@ pub(crate) fn plain(text: &str) -> String {
             _ => {}
         }
     }
-    let out = out
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&#x27;", "'")
-        .replace("&nbsp;", " ")
-        .replace("&amp;", "&");
+    let out = crate::evidence::clean::decode_entities(&out.replace("&#x27;", "'"));
     let (out, _) = crate::evidence::clean::strip_invisible(&out);
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -250,6 +296,19 @@ pub(crate) fn keep(hits: Vec<crate::ports::SearchHit>, max: usize) -> Vec<crate:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_backend_key_reaches_search_settings() {
+        for b in BACKENDS {
+            for k in b.keys {
+                assert!(keys::SEARCH_KEYS.contains(k), "{} reads {k}", b.name);
+            }
+        }
+        assert_eq!(
+            backend_keys_hint(),
+            "TAVILY_API_KEY, SEARXNG_URL or BRAVE_API_KEY"
+        );
+    }
 
     #[test]
     fn endpoints_keep_the_base_path() {

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::common::Sandbox;
+use super::common::{Sandbox, section};
 
 /// Writes a folder corpus of Markdown notes.
 fn corpus(sb: &Sandbox, files: &[(&str, &str)]) -> std::path::PathBuf {
@@ -20,24 +20,7 @@ fn corpus(sb: &Sandbox, files: &[(&str, &str)]) -> std::path::PathBuf {
 
 /// Runs `dra ask` offline over `corpus`; returns the exit code and report.md.
 fn ask(sb: &Sandbox, corpus: &Path, question: &str) -> (i32, String) {
-    let out = sb
-        .dra()
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .args(["-q", "ask", "--no-memory", "--corpus"])
-        .arg(corpus)
-        .arg(question)
-        .output()
-        .unwrap();
-    let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
-    (out.status.code().unwrap_or(-1), report)
-}
-
-fn section<'a>(md: &'a str, title: &str) -> &'a str {
-    let head = format!("## {title}\n");
-    let Some(at) = md.find(&head) else { return "" };
-    let rest = &md[at + head.len()..];
-    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
+    sb.ask_offline(corpus, question)
 }
 
 #[test]

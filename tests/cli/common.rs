@@ -57,6 +57,22 @@ impl Sandbox {
     }
 
     /// The only run directory under the runs dir.
+    /// Runs `dra -q ask --no-memory --corpus CORPUS QUESTION` offline;
+    /// returns the exit code and the run's report.md.
+    pub fn ask_offline(&self, corpus: &Path, question: &str) -> (i32, String) {
+        let out = self
+            .dra()
+            .arg("--runs-dir")
+            .arg(self.runs())
+            .args(["-q", "ask", "--no-memory", "--corpus"])
+            .arg(corpus)
+            .arg(question)
+            .output()
+            .unwrap();
+        let report = std::fs::read_to_string(self.run_dir().join("report.md")).unwrap();
+        (out.status.code().unwrap_or(-1), report)
+    }
+
     pub fn run_dir(&self) -> PathBuf {
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.runs())
             .unwrap()
@@ -65,6 +81,14 @@ impl Sandbox {
         assert_eq!(dirs.len(), 1, "expected one run dir, found {dirs:?}");
         dirs.pop().unwrap()
     }
+}
+
+/// A report's `## TITLE` section, up to the next one (empty when absent).
+pub fn section<'a>(md: &'a str, title: &str) -> &'a str {
+    let head = format!("## {title}\n");
+    let Some(at) = md.find(&head) else { return "" };
+    let rest = &md[at + head.len()..];
+    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
 }
 
 pub fn repo_path(rel: &str) -> PathBuf {

@@ -4,29 +4,12 @@
 //! (far shorter, or saying it is no longer maintained) is not evidence while
 //! the full page exists. The corpus is `tests/corpora/structure/`.
 
-use super::common::{Sandbox, repo_path};
+use super::common::{Sandbox, repo_path, section};
 
 /// Runs `dra ask` offline over the structure corpus; returns the exit code
 /// and report.md.
 fn ask(sb: &Sandbox, question: &str) -> (i32, String) {
-    let out = sb
-        .dra()
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .args(["-q", "ask", "--no-memory", "--corpus"])
-        .arg(repo_path("tests/corpora/structure"))
-        .arg(question)
-        .output()
-        .unwrap();
-    let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
-    (out.status.code().unwrap_or(-1), report)
-}
-
-fn section<'a>(md: &'a str, title: &str) -> &'a str {
-    let head = format!("## {title}\n");
-    let Some(at) = md.find(&head) else { return "" };
-    let rest = &md[at + head.len()..];
-    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
+    sb.ask_offline(&repo_path("tests/corpora/structure"), question)
 }
 
 #[test]

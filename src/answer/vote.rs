@@ -260,19 +260,16 @@ pub fn terms_of(text: &str) -> BTreeSet<String> {
 }
 
 impl Terms {
-    /// Weights for the terms of `question` over the sentences of `passages`.
-    pub fn new(question: &str, passages: &[Passage<'_>]) -> Self {
+    /// Weights for the terms of `question` over the sentences read.
+    fn new(question: &str, bags: &Bags) -> Self {
         let q = terms_of(question);
         let mut df: HashMap<&str, usize> = q.iter().map(|t| (t.as_str(), 0)).collect();
         let mut n = 0usize;
-        for p in passages {
-            for s in &p.sentences {
-                n += 1;
-                let st = terms_of(s);
-                for t in &q {
-                    if has_term(&st, t) {
-                        *df.entry(t.as_str()).or_default() += 1;
-                    }
+        for st in bags.sentences.iter().flatten() {
+            n += 1;
+            for t in &q {
+                if has_term(st, t) {
+                    *df.entry(t.as_str()).or_default() += 1;
                 }
             }
         }
@@ -531,17 +528,46 @@ fn is_question(s: &str) -> bool {
     s.trim_end().ends_with(['?', '？'])
 }
 
+/// The terms of every sentence read and of every page's title, worked out
+/// once for all the questions a vote weighs.
+struct Bags {
+    sentences: Vec<Vec<BTreeSet<String>>>,
+    titles: Vec<BTreeSet<String>>,
+}
+
+impl Bags {
+    fn of(passages: &[Passage<'_>]) -> Self {
+        Self {
+            sentences: passages
+                .iter()
+                .map(|p| p.sentences.iter().map(|s| terms_of(s)).collect())
+                .collect(),
+            titles: passages.iter().map(|p| terms_of(p.title)).collect(),
+        }
+    }
+
+    /// Whether sentence `si` of passage `pi`, or its page's title, has a
+    /// term or a derivation of it.
+    fn has(&self, pi: usize, si: usize, t: &str) -> bool {
+        has_term(&self.sentences[pi][si], t) || has_term(&self.titles[pi], t)
+    }
+}
+
 /// Every sentence's coverage of the question (passage, sentence,
 /// coverage), sentences that are questions themselves left out.
-fn coverages(question: &str, terms: &Terms, passages: &[Passage<'_>]) -> Vec<(usize, usize, f64)> {
+fn coverages(
+    question: &str,
+    terms: &Terms,
+    passages: &[Passage<'_>],
+    read: &Bags,
+) -> Vec<(usize, usize, f64)> {
     let years_asked = years_in(question);
     let event = event_terms(question);
     let mut scored = Vec::new();
     for (pi, p) in passages.iter().enumerate() {
-        let bags: Vec<BTreeSet<String>> = p.sentences.iter().map(|s| terms_of(s)).collect();
-        let title = terms_of(p.title);
+        let bags = &read.sentences[pi];
         for (si, s) in p.sentences.iter().enumerate() {
-            let mut context = title.clone();
+            let mut context = read.titles[pi].clone();
             for j in [si.wrapping_sub(1), si + 1] {
                 if let Some(b) = bags.get(j) {
                     context.extend(b.iter().cloned());
@@ -577,13 +603,14 @@ fn coverages(question: &str, terms: &Terms, passages: &[Passage<'_>]) -> Vec<(us
 
 /// The values the passages give for `question` of type `ty`.
 pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome {
-    let terms = Terms::new(question, passages);
+    let read = Bags::of(passages);
+    let terms = Terms::new(question, &read);
     let texts: Vec<&str> = passages
         .iter()
         .flat_map(|p| p.sentences.iter().copied())
         .collect();
     let cx = SpanContext::new(question, &texts);
-    let mut scored = coverages(question, &terms, passages);
+    let mut scored = coverages(question, &terms, passages, &read);
     let mut candidates: Vec<Support> = Vec::new();
     if ty.is_span() {
         for &(pi, si, coverage) in scored.iter().filter(|s| s.2 > 0.0) {
@@ -650,11 +677,12 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
         .iter()
         .flat_map(|p| p.sentences.iter().copied())
         .collect();
+    let read = Bags::of(passages);
     let mut out: Vec<(usize, usize, f64)> = Vec::new();
     // The question as a whole is covered, or one of its parts is.
     let mut best_coverage: f64 = if parts.len() > 1 {
-        let whole = Terms::new(question, passages);
-        coverages(question, &whole, passages)
+        let whole = Terms::new(question, &read);
+        coverages(question, &whole, passages, &read)
             .iter()
             .map(|s| s.2)
             .fold(0.0, f64::max)
@@ -662,21 +690,11 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
         0.0
     };
     let part_terms: Vec<BTreeSet<String>> = parts.iter().map(|p| terms_of(p)).collect();
-    // Every sentence's terms, with its page's title's.
-    let mut bags: HashMap<(usize, usize), BTreeSet<String>> = HashMap::new();
-    for (pi, p) in passages.iter().enumerate() {
-        let title = terms_of(p.title);
-        for (si, s) in p.sentences.iter().enumerate() {
-            let mut bag = terms_of(s);
-            bag.extend(title.iter().cloned());
-            bags.insert((pi, si), bag);
-        }
-    }
     for (i, part) in parts.iter().enumerate() {
-        let terms = Terms::new(part, passages);
+        let terms = Terms::new(part, &read);
         let ty = super::expected(part);
         let cx = SpanContext::new(part, &texts);
-        let mut scored = coverages(part, &terms, passages);
+        let mut scored = coverages(part, &terms, passages, &read);
         // Whether the part is covered at all is read before what singles it
         // out and the kind of value weigh in.
         best_coverage = scored.iter().map(|s| s.2).fold(best_coverage, f64::max);
@@ -692,14 +710,16 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
                     .enumerate()
                     .any(|(j, o)| j != i && o.contains(*t))
             })
-            .filter(|t| bags.values().any(|b| has_term(b, t)))
+            .filter(|t| {
+                read.sentences
+                    .iter()
+                    .enumerate()
+                    .any(|(pi, ss)| (0..ss.len()).any(|si| read.has(pi, si, t)))
+            })
             .collect();
         if !own.is_empty() {
             for s in &mut scored {
-                if !bags
-                    .get(&(s.0, s.1))
-                    .is_some_and(|b| own.iter().any(|t| has_term(b, t)))
-                {
+                if !own.iter().any(|t| read.has(s.0, s.1, t)) {
                     s.2 *= NOT_ITS_OWN;
                 }
             }

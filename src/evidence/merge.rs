@@ -693,9 +693,9 @@ fn note(
     kinds.sort_unstable();
     kinds.dedup();
     let mut parts = vec![format!(
-        "{} independent origin(s) ({}), confidence {:.2}",
-        current.origins,
-        kinds.join(", "),
+        "{} ({}), confidence {:.2}",
+        counted(current.origins, "independent source", "independent sources"),
+        kinds.join(", ").replace('_', " "),
         current.confidence
     )];
     match outcome {
@@ -704,42 +704,67 @@ fn note(
                 .iter()
                 .any(|c| c.status == ClusterStatus::Unresolved) =>
         {
+            let n = conflicts
+                .iter()
+                .filter(|c| c.status == ClusterStatus::Unresolved)
+                .count();
             parts.push(format!(
-                "strong sources from the same period disagree ({} other value(s)): flag for a human",
-                conflicts
-                    .iter()
-                    .filter(|c| c.status == ClusterStatus::Unresolved)
-                    .count()
+                "strong sources from the same period give {}: worth checking by hand",
+                counted(n, "another value", "other values")
             ));
         }
         Outcome::Unresolved => parts.push(format!(
-            "no value reaches {STRONG:.2}: best guess, uncertain"
+            "no value reaches confidence {STRONG:.2}: a best guess"
         )),
         Outcome::TimeSeparated | Outcome::AcceptedOne => {}
     }
     if current.capped {
         parts.push(format!(
-            "{field} is high-stakes and lacks a regulator or official source or a second independent origin: capped at {HIGH_STAKES_CAP:.2}"
+            "{field} is high-stakes and has neither a regulator's or official source nor a second independent source: confidence held at {HIGH_STAKES_CAP:.2}"
         ));
     }
     if !history.is_empty() {
-        parts.push(format!("{} older value(s) kept as history", history.len()));
+        parts.push(format!(
+            "{}, true at its time",
+            counted(history.len(), "an older value", "older values")
+        ));
     }
     let contested = conflicts
         .iter()
         .filter(|c| c.status == ClusterStatus::Contested)
         .count();
     if contested > 0 {
-        parts.push(format!("{contested} contested value(s) kept visible"));
+        parts.push(format!(
+            "{} that weaker sources give",
+            counted(contested, "another value", "other values")
+        ));
     }
     let weak = rejected
         .iter()
         .filter(|c| c.status == ClusterStatus::RejectedWeak)
         .count();
     if weak > 0 {
-        parts.push(format!("{weak} weak value(s) rejected"));
+        parts.push(format!(
+            "{} set aside",
+            counted(weak, "a weakly supported value", "weakly supported values")
+        ));
     }
     parts.join("; ")
+}
+
+/// "1 independent source", "3 independent sources"; "another value",
+/// "2 other values": the count written as a reader says it.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        let first = one.split_whitespace().next().unwrap_or("");
+        if matches!(first, "a" | "an" | "another") {
+            one.to_string()
+        } else {
+            format!("1 {one}")
+        }
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 #[cfg(test)]
@@ -1079,7 +1104,7 @@ mod tests {
         assert_eq!(m.value, "Vikram Shah", "the newest strong value is shown");
         assert_eq!(m.conflicts.len(), 1);
         assert_eq!(m.conflicts[0].status, ClusterStatus::Unresolved);
-        assert!(m.note.contains("flag for a human"), "{}", m.note);
+        assert!(m.note.contains("worth checking by hand"), "{}", m.note);
     }
 
     #[test]
@@ -1204,7 +1229,28 @@ mod tests {
         assert_eq!(m.outcome, Outcome::AcceptedOne);
         assert_eq!(m.rejected.len(), 1);
         assert_eq!(m.rejected[0].normalized, "1.8% per transaction");
-        assert!(m.note.contains("1 weak value(s) rejected"), "{}", m.note);
+        assert!(
+            m.note.contains("a weakly supported value set aside"),
+            "{}",
+            m.note
+        );
+    }
+
+    #[test]
+    fn counts_read_as_words() {
+        assert_eq!(
+            counted(1, "independent source", "independent sources"),
+            "1 independent source"
+        );
+        assert_eq!(
+            counted(3, "independent source", "independent sources"),
+            "3 independent sources"
+        );
+        assert_eq!(counted(1, "another value", "other values"), "another value");
+        assert_eq!(
+            counted(2, "another value", "other values"),
+            "2 other values"
+        );
     }
 
     #[test]

@@ -350,7 +350,7 @@ pub fn draft_on(
                 "- **{}**: {} ({}).\n",
                 capitalize(aspect),
                 v.note.trim_end_matches('.'),
-                v.outcome.replace('_', " ")
+                outcome_words(&v.outcome)
             ));
             md.push_str(&format!(
                 "  - current: \"{}\" [{}] (confidence {:.2}{})\n",
@@ -844,6 +844,16 @@ pub fn finalize(
             .into_iter()
             .chain(gated.removed.into_iter().map(|o| o.what))
             .collect(),
+    }
+}
+
+/// A merge outcome as a reader says it.
+fn outcome_words(outcome: &str) -> String {
+    match outcome {
+        "time_separated" => "the values held at different times".to_string(),
+        "accepted_one" => "one value is best supported".to_string(),
+        "unresolved" => "not settled".to_string(),
+        other => other.replace('_', " "),
     }
 }
 

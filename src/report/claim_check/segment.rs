@@ -34,7 +34,7 @@ static META_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Removes parentheses holding metadata (`(confidence 0.93, as of
-/// 2025-01-01)`, `(news)`, `(uncertain: 1 independent origin(s))`), nested
+/// 2025-01-01)`, `(news)`, `(uncertain: 1 independent source)`), nested
 /// parentheses included, with the space before them.
 pub fn strip_meta(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -339,7 +339,7 @@ mod tests {
         assert!(!is_husk("- Fees are 2%."));
         assert_eq!(
             strip_meta(
-                "\"x\" (confidence 0.76, as of 2026-01-01) (uncertain: 1 independent origin(s), confidence below 0.8) and (Kochi)"
+                "\"x\" (confidence 0.76, as of 2026-01-01) (uncertain: 1 independent source, confidence below 0.8) and (Kochi)"
             ),
             "\"x\" and (Kochi)"
         );

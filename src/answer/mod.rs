@@ -16,5 +16,5 @@ pub mod spans;
 pub mod vote;
 
 pub use kind::{AnswerType, expected, is_phrased_as_question};
-pub use spans::{Span, SpanContext};
+pub use spans::{Span, SpanContext, is_english_word};
 pub use vote::{Ballot, Outcome, Passage, Voted};

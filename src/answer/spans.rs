@@ -134,6 +134,11 @@ static ENGLISH: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
         .collect()
 });
 
+/// Whether a lowercase word is an English dictionary word.
+pub fn is_english_word(w: &str) -> bool {
+    ENGLISH.contains(w)
+}
+
 impl SpanContext {
     /// Whether a lowercase word is an ordinary word: seen in lowercase in
     /// the texts read, or an English dictionary word.

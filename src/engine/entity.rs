@@ -127,19 +127,26 @@ fn first_proper_name(q: &str) -> Option<(String, usize)> {
     let mut i = 0;
     while i < words.len() {
         let (s, w) = words[i];
-        let w = w.trim_end_matches("'s");
-        if is_name_word(w) {
-            let mut end = s + w.len();
-            let mut name = w.to_string();
-            let mut j = i + 1;
-            while j < words.len() {
-                let (s2, w2) = words[j];
-                let w2 = w2.trim_end_matches("'s");
-                // Only words separated by a single space continue a name.
-                if is_name_word(w2) && q[end..s2].chars().all(|c| c == ' ') && s2 - end == 1 {
-                    name.push(' ');
-                    name.push_str(w2);
-                    end = s2 + w2.len();
+        if is_name_word(w.trim_end_matches("'s")) {
+            let mut end = s + w.trim_end_matches("'s").len();
+            let mut name = q[s..end].to_string();
+            let mut j = i;
+            while j + 1 < words.len() {
+                let (s_prev, w_prev) = words[j];
+                let (s2, w2) = words[j + 1];
+                let bare = w2.trim_end_matches("'s");
+                // Only words separated by a single space continue a name,
+                // and a possessive only when it opens the name and its
+                // owner is an ordinary word, as in a title ("Assassin's
+                // Creed"; not "Acme's Chennai office", "Halden Freight's
+                // Chennai office").
+                let joined = q[s_prev + w_prev.len()..s2].chars().all(|c| c == ' ')
+                    && s2 == s_prev + w_prev.len() + 1;
+                let through = w_prev.len() == w_prev.trim_end_matches("'s").len()
+                    || (j == i && title_possessive(w_prev));
+                if is_name_word(bare) && joined && through {
+                    name = q[s..s2 + bare.len()].to_string();
+                    end = s2 + bare.len();
                     j += 1;
                 } else {
                     break;
@@ -150,6 +157,13 @@ fn first_proper_name(q: &str) -> Option<(String, usize)> {
         i += 1;
     }
     None
+}
+
+/// Whether a word is a possessive of an ordinary noun ("Assassin's"), as
+/// titles have, not of a name ("Tesla's").
+fn title_possessive(w: &str) -> bool {
+    w.strip_suffix("'s")
+        .is_some_and(|owner| crate::answer::is_english_word(&owner.to_lowercase()))
 }
 
 /// `(City, Country)` or `(Country)` right after the name.
@@ -200,6 +214,27 @@ mod tests {
                 .name
                 .as_deref(),
             Some("X Corp")
+        );
+    }
+
+    #[test]
+    fn a_title_with_a_possessive_is_one_name() {
+        let name = |q: &str| complete_anchors(q, &EntityAnchors::default()).name;
+        assert_eq!(
+            name("Who directed the Assassin's Creed movie?").as_deref(),
+            Some("Assassin's Creed")
+        );
+        assert_eq!(
+            name("What was Orbitex's revenue in Q1?").as_deref(),
+            Some("Orbitex")
+        );
+        assert_eq!(
+            name("Did Orbitex's Chennai office close?").as_deref(),
+            Some("Orbitex")
+        );
+        assert_eq!(
+            name("Did Halden Freight's Chennai office close?").as_deref(),
+            Some("Halden Freight")
         );
     }
 

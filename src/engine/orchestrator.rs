@@ -14,6 +14,9 @@ use super::tools::clarify::{ClarifyMode, REQUEST_CLARIFICATION};
 use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
+use crate::evidence::dedup::Copies;
+use crate::evidence::merge::MergedField;
+use crate::evidence::{Findings, Page};
 use crate::protocol::Verdict;
 use crate::protocol::{
     AskRequest, ClaimSupport, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode,
@@ -295,6 +298,9 @@ fn emit_run_start(
     }
 }
 
+/// One run: announced, the question screened, the lead agent's research,
+/// its ending made a report (delivered or salvaged) that is checked and
+/// judged, then the run files, the closing events and the summary.
 async fn run_one(
     ctx: &Arc<RunCtx>,
     config: &EngineConfig,
@@ -302,80 +308,9 @@ async fn run_one(
     memory_problem: Option<&str>,
 ) -> RunSummary {
     let run_dir = &config.run_dir;
-    if let Some(r) = &config.resume {
-        ctx.emitter.emit(
-            MAIN_AGENT,
-            EventBody::RunResumed {
-                after_seq: r.last_seq,
-                recorded_model_calls: r.replay.recorded_model_calls(),
-                recorded_tool_results: r.replay.recorded_tool_results(),
-                recovered: r.recovered.clone(),
-            },
-        );
-    } else {
-        emit_run_start(ctx, run_dir, request, memory_problem);
-    }
-    // A question that names nothing is not researched: whatever a search
-    // returned for it would be cited as if it answered it. When the lead may
-    // ask, it asks instead (the offline model does for such questions).
-    let unclear = match config.clarify {
-        ClarifyMode::Never => crate::question::unresearchable(&request.question),
-        ClarifyMode::Stop | ClarifyMode::Wait => None,
-    };
-    if unclear.is_none() && ctx.mode == RunMode::Offline && config.resume.is_none() {
-        ctx.emitter.warning(
-            MAIN_AGENT,
-            crate::protocol::WarningCode::Offline,
-            format!(
-                "offline mode: a deterministic extractive model (no language model) researches {}",
-                ctx.backend_label
-            ),
-        );
-    }
-    super::tools::mcp::start(ctx, &config.settings.mcp).await;
-    super::tools::execute::start(ctx, &config.settings.exec).await;
-    // After MCP: custom tool names keep clear of the servers' tools.
-    super::tools::custom::start(ctx, &config.settings.custom_tools).await;
-    let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
-    let spec = AgentSpec {
-        role: ModelRole::Research,
-        system: prompts::orchestrator_system(
-            &ctx.spotlight,
-            ctx.domain_prompt.as_deref(),
-            &ctx.skills,
-        ),
-        tools: match config.clarify {
-            ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
-            ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
-        }
-        .with_skills(&ctx.skills)
-        .with(ctx.mcp_tools())
-        .with(ctx.custom_tools())
-        .with(&ctx.exec_tools()),
-        nudge: prompts::orchestrator_nudge(),
-    };
-    let end = match &unclear {
-        Some(_) => None,
-        None => Some(
-            run_agent(
-                cx,
-                spec,
-                prompts::orchestrator_user(
-                    &request.question,
-                    &ctx.anchors,
-                    &ctx.today,
-                    &ctx.lessons.brief(ctx.anchors.name.as_deref()),
-                    &prompts::earlier_turns(&ctx.spotlight, &ctx.earlier),
-                ),
-            )
-            .await,
-        ),
-    };
-    super::tools::execute::finish(ctx).await;
-    // Whatever was replayed, what follows is this invocation's own work.
-    if let Some(replay) = &ctx.replay {
-        replay.go_live(MAIN_AGENT);
-    }
+    announce(ctx, config, request, memory_problem);
+    let unclear = screen_question(ctx, config, request);
+    let end = research(ctx, config, request, unclear.is_some()).await;
 
     let findings = ctx.all_findings();
     // The merged evidence: written to evidence.json, and the basis of any salvaged report.
@@ -393,7 +328,194 @@ async fn run_one(
         })
     };
     let question = request.question.trim();
-    let (state, reason, detail, markdown, salvaged) = match end {
+    let (state, reason, detail, markdown, salvaged) =
+        ending(ctx, config, question, unclear, end, &salvage);
+    // Stopped before the end: the plan's unreached aspects become gaps.
+    let stopped = salvaged;
+    let salvaged = salvaged && markdown.is_some();
+    let markdown = markdown.unwrap_or_else(|| {
+        format!(
+            "# Research report\n\n**Question:** {}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",
+            request.question.trim(),
+            reason.as_str()
+        )
+    });
+    let (markdown, claims) = checked_report(ctx, &markdown, reason);
+    let markdown = report::gaps::amend(&markdown, &gap_notes(ctx, stopped, reason));
+
+    let pages = ctx.pages.pages();
+    let numbered = ctx.pages.numbered_pages();
+    let footer = footer(ctx, salvaged);
+    let skipped = ctx.skipped();
+    let assembly = Assembly {
+        pages: &pages,
+        numbered: &numbered,
+        skipped: &skipped,
+        footer: &footer,
+    };
+    let mut fin = assembly.finalize(&markdown);
+    let outcome = judge_answers(
+        ctx,
+        question,
+        &findings,
+        &assembly,
+        &mut fin,
+        (state, reason, detail),
+    );
+    let (state, reason, detail) =
+        require_verified_source(&markdown, &claims, &assembly, &mut fin, outcome);
+
+    let write_error = write_run_files(ctx, run_dir, &fin, &merged, &copies, &pages);
+    emit_sources_and_report(ctx, &numbered, &fin);
+    let (spent, duration) = emit_usage(ctx, &fin, claims);
+    ctx.emitter
+        .status(MAIN_AGENT, state, Some(reason), detail.clone());
+    RunSummary {
+        state,
+        reason,
+        detail,
+        run_dir: run_dir.path().to_path_buf(),
+        report_path: write_error.is_none().then(|| run_dir.report_path()),
+        sources: fin.sources.len(),
+        total_tokens: spent.tokens,
+        cost_usd: spent.usd,
+        duration,
+        tool_calls: spent.tool_calls,
+    }
+}
+
+/// The run's first event: `run_resumed` when it picks up a recorded run,
+/// else `run_start`.
+fn announce(
+    ctx: &Arc<RunCtx>,
+    config: &EngineConfig,
+    request: &AskRequest,
+    memory_problem: Option<&str>,
+) {
+    if let Some(r) = &config.resume {
+        ctx.emitter.emit(
+            MAIN_AGENT,
+            EventBody::RunResumed {
+                after_seq: r.last_seq,
+                recorded_model_calls: r.replay.recorded_model_calls(),
+                recorded_tool_results: r.replay.recorded_tool_results(),
+                recovered: r.recovered.clone(),
+            },
+        );
+    } else {
+        emit_run_start(ctx, &config.run_dir, request, memory_problem);
+    }
+}
+
+/// Why the question cannot be researched, if it cannot (and the lead may
+/// not ask instead); otherwise, offline, the warning that says so.
+fn screen_question(
+    ctx: &RunCtx,
+    config: &EngineConfig,
+    request: &AskRequest,
+) -> Option<crate::question::Unresearchable> {
+    // A question that names nothing is not researched: whatever a search
+    // returned for it would be cited as if it answered it. When the lead may
+    // ask, it asks instead (the offline model does for such questions).
+    let unclear = match config.clarify {
+        ClarifyMode::Never => crate::question::unresearchable(&request.question),
+        ClarifyMode::Stop | ClarifyMode::Wait => None,
+    };
+    if unclear.is_none() && ctx.mode == RunMode::Offline && config.resume.is_none() {
+        ctx.emitter.warning(
+            MAIN_AGENT,
+            crate::protocol::WarningCode::Offline,
+            format!(
+                "offline mode: a deterministic extractive model (no language model) researches {}",
+                ctx.backend_label
+            ),
+        );
+    }
+    unclear
+}
+
+/// The lead agent's work: its tools started, then (unless the question is
+/// unclear) the agent run to its end, then code execution stopped.
+async fn research(
+    ctx: &Arc<RunCtx>,
+    config: &EngineConfig,
+    request: &AskRequest,
+    unclear: bool,
+) -> Option<AgentEnd> {
+    super::tools::mcp::start(ctx, &config.settings.mcp).await;
+    super::tools::execute::start(ctx, &config.settings.exec).await;
+    // After MCP: custom tool names keep clear of the servers' tools.
+    super::tools::custom::start(ctx, &config.settings.custom_tools).await;
+    let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
+    let spec = orchestrator_spec(ctx, config);
+    let end = if unclear {
+        None
+    } else {
+        Some(
+            run_agent(
+                cx,
+                spec,
+                prompts::orchestrator_user(
+                    &request.question,
+                    &ctx.anchors,
+                    &ctx.today,
+                    &ctx.lessons.brief(ctx.anchors.name.as_deref()),
+                    &prompts::earlier_turns(&ctx.spotlight, &ctx.earlier),
+                ),
+            )
+            .await,
+        )
+    };
+    super::tools::execute::finish(ctx).await;
+    // Whatever was replayed, what follows is this invocation's own work.
+    if let Some(replay) = &ctx.replay {
+        replay.go_live(MAIN_AGENT);
+    }
+    end
+}
+
+/// The lead agent: its prompt, and its tools (asking for clarification
+/// only when it may).
+fn orchestrator_spec(ctx: &RunCtx, config: &EngineConfig) -> AgentSpec {
+    AgentSpec {
+        role: ModelRole::Research,
+        system: prompts::orchestrator_system(
+            &ctx.spotlight,
+            ctx.domain_prompt.as_deref(),
+            &ctx.skills,
+        ),
+        tools: match config.clarify {
+            ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
+            ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
+        }
+        .with_skills(&ctx.skills)
+        .with(ctx.mcp_tools())
+        .with(ctx.custom_tools())
+        .with(&ctx.exec_tools()),
+        nudge: prompts::orchestrator_nudge(),
+    }
+}
+
+/// A run's state, reason and detail.
+type Outcome = (StatusState, StatusReason, Option<String>);
+
+/// How the lead agent ended, as an outcome, the report it leaves (if any),
+/// and whether the run stopped before its end (its report then salvaged).
+fn ending(
+    ctx: &RunCtx,
+    config: &EngineConfig,
+    question: &str,
+    unclear: Option<crate::question::Unresearchable>,
+    end: Option<AgentEnd>,
+    salvage: &dyn Fn() -> Option<String>,
+) -> (
+    StatusState,
+    StatusReason,
+    Option<String>,
+    Option<String>,
+    bool,
+) {
+    match end {
         None => {
             let why = unclear.map(|u| u.why).unwrap_or_default();
             let shown: String = question.chars().filter(|c| !c.is_control()).collect();
@@ -447,43 +569,33 @@ async fn run_one(
         }
         AgentEnd::Failed(e) => (StatusState::Error, StatusReason::ModelFailed, Some(e), salvage(), true),
         },
-    };
-    // Stopped before the end: the plan's unreached aspects become gaps.
-    let stopped = salvaged;
-    let salvaged = salvaged && markdown.is_some();
-    let markdown = markdown.unwrap_or_else(|| {
-        format!(
-            "# Research report\n\n**Question:** {}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",
-            request.question.trim(),
-            reason.as_str()
-        )
-    });
+    }
+}
 
+/// The report with page echoes removed and its claims checked, and the
+/// tally of that check.
+fn checked_report(ctx: &RunCtx, markdown: &str, reason: StatusReason) -> (String, ClaimSupport) {
     // No report echoes instructions from pages (the report gate's check).
-    let markdown = super::tools::submit::remove_echoes(ctx, &markdown);
+    let markdown = super::tools::submit::remove_echoes(ctx, markdown);
     // Every report passes its own claim check: what the gate did not see
     // (salvaged reports, plain-text reports) is checked here the same way.
-    let (markdown, claims) = {
-        let library = super::tools::submit::claim_library(ctx, &markdown);
-        let check = report::claim_check::check(&markdown, &library);
-        let enforced = report::claim_check::remove_unsupported(&markdown, &check, &library);
-        let gate = ctx
-            .claim_tally
-            .lock_or_recover()
-            .take()
-            .filter(|_| reason == StatusReason::ReportDelivered);
-        let claims = match gate {
-            Some(g) => {
-                ClaimSupport::new(g.checked, g.supported, g.removed + enforced.removed.len())
-            }
-            None => ClaimSupport::new(check.checked(), check.supported(), enforced.removed.len()),
-        };
-        (enforced.markdown, claims)
+    let library = super::tools::submit::claim_library(ctx, &markdown);
+    let check = report::claim_check::check(&markdown, &library);
+    let enforced = report::claim_check::remove_unsupported(&markdown, &check, &library);
+    let gate = ctx
+        .claim_tally
+        .lock_or_recover()
+        .take()
+        .filter(|_| reason == StatusReason::ReportDelivered);
+    let claims = match gate {
+        Some(g) => ClaimSupport::new(g.checked, g.supported, g.removed + enforced.removed.len()),
+        None => ClaimSupport::new(check.checked(), check.supported(), enforced.removed.len()),
     };
-    let markdown = report::gaps::amend(&markdown, &gap_notes(ctx, stopped, reason));
+    (enforced.markdown, claims)
+}
 
-    let pages = ctx.pages.pages();
-    let numbered = ctx.pages.numbered_pages();
+/// The report's closing line: who researched it, and whether it was salvaged.
+fn footer(ctx: &RunCtx, salvaged: bool) -> String {
     let mut footer = match ctx.mode {
         RunMode::Offline => format!(
             "Offline run: dra's deterministic extractive model (no language model) researched {}. Every quote is a verbatim sentence of its source.",
@@ -498,19 +610,55 @@ async fn run_one(
         footer
             .push_str(" This report was salvaged from the findings gathered before the run ended.");
     }
-    let skipped = ctx.skipped();
-    let mut fin = report::finalize(&markdown, &pages, &numbered, &skipped, &footer);
-    // What the answers make of the ending: sources not about the subject,
-    // nothing answered, or the tally of sub-questions answered.
-    let (state, reason, detail) = match super::answered::judge(
+    footer
+}
+
+/// What every version of the report is finalized with.
+struct Assembly<'a> {
+    pages: &'a [Page],
+    numbered: &'a [(usize, Page)],
+    skipped: &'a [(String, String)],
+    footer: &'a str,
+}
+
+impl Assembly<'_> {
+    fn finalize(&self, markdown: &str) -> report::FinalReport {
+        report::finalize(
+            markdown,
+            self.pages,
+            self.numbered,
+            self.skipped,
+            self.footer,
+        )
+    }
+}
+
+/// What the answers make of the ending: sources not about the subject
+/// (the report replaced), nothing answered, or the tally of sub-questions
+/// answered.
+fn judge_answers(
+    ctx: &RunCtx,
+    question: &str,
+    findings: &[Findings],
+    assembly: &Assembly,
+    fin: &mut report::FinalReport,
+    (state, reason, detail): Outcome,
+) -> Outcome {
+    match super::answered::judge(
         question,
         &ctx.anchors,
-        &pages,
-        &findings,
+        assembly.pages,
+        findings,
         (state, reason, detail),
     ) {
         super::answered::Judged::SubjectAbsent { markdown, detail } => {
-            fin = report::finalize(&markdown, &pages, &[], &skipped, &footer);
+            *fin = report::finalize(
+                &markdown,
+                assembly.pages,
+                &[],
+                assembly.skipped,
+                assembly.footer,
+            );
             (
                 StatusState::Error,
                 StatusReason::NoVerifiedSource,
@@ -521,28 +669,38 @@ async fn run_one(
             (state, StatusReason::NotAnswered, Some(detail))
         }
         super::answered::Judged::Kept { detail } => (state, reason, detail),
-    };
-    // A report that cites nothing verified is not a delivered report.
-    let (state, reason, detail) = if state == StatusState::Done
+    }
+}
+
+/// A report that cites nothing verified is not a delivered report: it is
+/// noted as such and the run ends in error.
+fn require_verified_source(
+    markdown: &str,
+    claims: &ClaimSupport,
+    assembly: &Assembly,
+    fin: &mut report::FinalReport,
+    (state, reason, detail): Outcome,
+) -> Outcome {
+    if state == StatusState::Done
         && matches!(
             reason,
             StatusReason::ReportDelivered | StatusReason::ReportSalvaged
         )
         && fin.sources.is_empty()
     {
-        let why = no_verified_source_why(numbered.len(), &claims);
+        let why = no_verified_source_why(assembly.numbered.len(), claims);
         let mut first = why.chars();
         let sentence: String = first
             .next()
             .map(|c| c.to_uppercase().chain(first).collect())
             .unwrap_or_default();
         let noted = with_note(
-            &markdown,
+            markdown,
             &format!(
                 "**No verified source.** {sentence}. This report is not evidence: rephrase the question or point dra at sources that cover it."
             ),
         );
-        fin = report::finalize(&noted, &pages, &numbered, &skipped, &footer);
+        *fin = assembly.finalize(&noted);
         (
             StatusState::Error,
             StatusReason::NoVerifiedSource,
@@ -550,8 +708,19 @@ async fn run_one(
         )
     } else {
         (state, reason, detail)
-    };
+    }
+}
 
+/// Writes report.md, sources.json and evidence.json; the first error, if
+/// any, is warned of and returned.
+fn write_run_files(
+    ctx: &RunCtx,
+    run_dir: &crate::store::RunDir,
+    fin: &report::FinalReport,
+    merged: &[MergedField],
+    copies: &Copies,
+    pages: &[Page],
+) -> Option<String> {
     let mut write_error = None;
     for result in [
         run_dir.write_text(&run_dir.report_path(), &fin.markdown),
@@ -580,6 +749,12 @@ async fn run_one(
             format!("could not write run files: {e}"),
         );
     }
+    write_error
+}
+
+/// The `sources` event (reading-order numbers to the report's) and the
+/// `report` event.
+fn emit_sources_and_report(ctx: &RunCtx, numbered: &[(usize, Page)], fin: &report::FinalReport) {
     // Rows and `source` events number pages in reading order; the report
     // renumbers by first citation. This maps one to the other.
     let mapping = numbered
@@ -598,7 +773,15 @@ async fn run_one(
             markdown: fin.markdown.clone(),
         },
     );
+}
 
+/// The `usage` event; returns what was spent and how long the run took,
+/// as that event says.
+fn emit_usage(
+    ctx: &RunCtx,
+    fin: &report::FinalReport,
+    claims: ClaimSupport,
+) -> (super::budget::Spent, std::time::Duration) {
     let spent = ctx.budget.spent();
     let duration = ctx.budget.elapsed();
     let models = ctx.meter.snapshot();
@@ -620,18 +803,5 @@ async fn run_one(
             claims: Some(claims),
         },
     );
-    ctx.emitter
-        .status(MAIN_AGENT, state, Some(reason), detail.clone());
-    RunSummary {
-        state,
-        reason,
-        detail,
-        run_dir: run_dir.path().to_path_buf(),
-        report_path: write_error.is_none().then(|| run_dir.report_path()),
-        sources: fin.sources.len(),
-        total_tokens: spent.tokens,
-        cost_usd: spent.usd,
-        duration,
-        tool_calls: spent.tool_calls,
-    }
+    (spent, duration)
 }

@@ -163,6 +163,34 @@ pub fn draft_on(
     today: NaiveDate,
 ) -> String {
     let kind = crate::question::classify(question);
+    let aspects = aspects_of(units, merged);
+    let date_of = |quote: &str, given: Option<&str>| quote_date(quote, given, today);
+
+    let mut md = String::new();
+    let title = entity
+        .map(|e| format!("{e}: research report"))
+        .unwrap_or_else(|| "Research report".into());
+    md.push_str(&format!(
+        "# {title}\n\n**Question:** {}\n\n",
+        question.trim()
+    ));
+    md.push_str(&answer_section(kind, &aspects, merged, &date_of));
+    match kind {
+        QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, today)),
+        QuestionKind::Comparison => md.push_str(&comparison(&aspects, &date_of)),
+        _ => {}
+    }
+    md.push_str(&findings_section(&aspects, &date_of));
+    md.push_str(&history_section(&aspects));
+    md.push_str(&conflicts_section(&aspects));
+    md.push_str(&gaps_section(&aspects));
+    md
+}
+
+/// The plan's aspects, one per sub-researcher: its label, its merged field
+/// and the sub-topics of that field, and the finding of its own that
+/// answers it better, if one does.
+fn aspects_of<'a>(units: &'a [Findings], merged: &'a [FieldView]) -> Vec<Aspect<'a>> {
     let aspect_of = |u: &Findings| {
         if u.aspect.is_empty() {
             u.unit.clone()
@@ -203,17 +231,19 @@ pub fn draft_on(
     for (a, p) in aspects.iter_mut().zip(picks) {
         a.pick = p;
     }
-    let date_of = |quote: &str, given: Option<&str>| quote_date(quote, given, today);
+    aspects
+}
 
-    let mut md = String::new();
-    let title = entity
-        .map(|e| format!("{e}: research report"))
-        .unwrap_or_else(|| "Research report".into());
-    md.push_str(&format!(
-        "# {title}\n\n**Question:** {}\n\n",
-        question.trim()
-    ));
-    md.push_str("## Answer\n\n");
+/// The Answer section: the direct answers to sub-questions asking for a
+/// value, the lead, one line per other aspect, and what the sources did not
+/// say.
+fn answer_section(
+    kind: QuestionKind,
+    aspects: &[Aspect],
+    merged: &[FieldView],
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> String {
+    let mut md = String::from("## Answer\n\n");
     // Sub-questions asking for a value are answered first, by the value.
     let direct_labels: Vec<String> = aspects.iter().map(|a| a.label.clone()).collect();
     let direct_units: Vec<&Findings> = aspects.iter().map(|a| a.unit).collect();
@@ -230,43 +260,32 @@ pub fn draft_on(
     if answered == 0 && merged.is_empty() && direct.answers.is_empty() {
         md.push_str("No verifiable evidence was found in the sources read.\n\n");
     } else if kind == QuestionKind::DueDiligence {
-        md.push_str(&lead(kind, &aspects, &date_of));
+        md.push_str(&lead(kind, aspects, date_of));
     } else if !rest.is_empty() {
         let rest: Vec<Aspect> = rest.iter().map(|a| a.shallow()).collect();
-        md.push_str(&lead(kind, &rest, &date_of));
+        md.push_str(&lead(kind, &rest, date_of));
     }
+    md.push_str(&aspect_lines(aspects, date_of));
+    md.push('\n');
+    md.push_str(&direct.not_said);
+    md
+}
+
+/// One line per aspect not answered directly: its merged value (see
+/// [`merged_value_line`]) unless a finding of its own answers it better,
+/// else that finding or its most current one; nothing for an aspect
+/// without findings.
+fn aspect_lines(
+    aspects: &[Aspect],
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> String {
+    let mut md = String::new();
     for a in aspects
         .iter()
         .filter(|a| !super::answers::is_direct(a.unit))
     {
         if let Some(v) = a.view.filter(|_| a.pick.is_none()) {
-            md.push_str(&format!(
-                "- **{}**: \"{}\" [{}] (confidence {:.2}",
-                capitalize(&a.label),
-                quote_md(&v.quote),
-                v.source,
-                v.confidence
-            ));
-            if let Some(d) = &v.as_of {
-                md.push_str(&format!(", as of {d}"));
-            }
-            md.push(')');
-            if v.uncertain {
-                md.push_str(&format!(" (uncertain: {})", v.note.trim_end_matches('.')));
-            }
-            md.push('\n');
-            for s in &a.scoped {
-                md.push_str(&format!(
-                    "  - {}: \"{}\" [{}]",
-                    capitalize(scope_of(s)),
-                    quote_md(&s.quote),
-                    s.source
-                ));
-                if let Some(d) = &s.as_of {
-                    md.push_str(&format!(" (as of {d})"));
-                }
-                md.push('\n');
-            }
+            md.push_str(&merged_value_line(a, v));
         } else if !a.unit.findings.is_empty() {
             let f = a.pick.unwrap_or_else(|| most_current(&a.unit.findings));
             md.push_str(&format!(
@@ -281,14 +300,49 @@ pub fn draft_on(
             md.push('\n');
         }
     }
-    md.push('\n');
-    md.push_str(&direct.not_said);
-    match kind {
-        QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, today)),
-        QuestionKind::Comparison => md.push_str(&comparison(&aspects, &date_of)),
-        _ => {}
+    md
+}
+
+/// An aspect's merged value: quoted, cited, with its confidence, date and
+/// doubt, then one line per sub-topic of its field.
+fn merged_value_line(a: &Aspect, v: &FieldView) -> String {
+    let mut md = format!(
+        "- **{}**: \"{}\" [{}] (confidence {:.2}",
+        capitalize(&a.label),
+        quote_md(&v.quote),
+        v.source,
+        v.confidence
+    );
+    if let Some(d) = &v.as_of {
+        md.push_str(&format!(", as of {d}"));
     }
-    md.push_str("## Findings\n\n");
+    md.push(')');
+    if v.uncertain {
+        md.push_str(&format!(" (uncertain: {})", v.note.trim_end_matches('.')));
+    }
+    md.push('\n');
+    for s in &a.scoped {
+        md.push_str(&format!(
+            "  - {}: \"{}\" [{}]",
+            capitalize(scope_of(s)),
+            quote_md(&s.quote),
+            s.source
+        ));
+        if let Some(d) = &s.as_of {
+            md.push_str(&format!(" (as of {d})"));
+        }
+        md.push('\n');
+    }
+    md
+}
+
+/// The Findings section: every finding of every aspect that has any, with
+/// its kind of source and date.
+fn findings_section(
+    aspects: &[Aspect],
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> String {
+    let mut md = String::from("## Findings\n\n");
     for a in aspects.iter().filter(|a| !a.unit.findings.is_empty()) {
         md.push_str(&format!("### {}\n\n", capitalize(&a.label)));
         for f in &a.unit.findings {
@@ -307,6 +361,12 @@ pub fn draft_on(
         }
         md.push('\n');
     }
+    md
+}
+
+/// The History section (empty when no merged value has one): the earlier
+/// values of each aspect's field.
+fn history_section(aspects: &[Aspect]) -> String {
     let with_history: Vec<(&str, &FieldView)> = aspects
         .iter()
         .filter_map(|a| {
@@ -315,6 +375,7 @@ pub fn draft_on(
                 .map(|v| (a.label.as_str(), v))
         })
         .collect();
+    let mut md = String::new();
     if !with_history.is_empty() {
         md.push_str("## History\n\n");
         for (aspect, v) in &with_history {
@@ -333,6 +394,13 @@ pub fn draft_on(
         }
         md.push('\n');
     }
+    md
+}
+
+/// The Conflicts section (empty when no merged value had rivals): per
+/// aspect, how the merge decided, the current value, and the earlier,
+/// disputed and rejected ones.
+fn conflicts_section(aspects: &[Aspect]) -> String {
     let disputed: Vec<(&str, &FieldView)> = aspects
         .iter()
         .filter_map(|a| {
@@ -343,6 +411,7 @@ pub fn draft_on(
                 .map(|v| (a.label.as_str(), v))
         })
         .collect();
+    let mut md = String::new();
     if !disputed.is_empty() {
         md.push_str("## Conflicts\n\n");
         for (aspect, v) in &disputed {
@@ -384,6 +453,12 @@ pub fn draft_on(
         }
         md.push('\n');
     }
+    md
+}
+
+/// The Gaps section (empty when there are none): what each aspect's
+/// researcher could not find, or that it found nothing verifiable.
+fn gaps_section(aspects: &[Aspect]) -> String {
     let gaps: Vec<String> = aspects
         .iter()
         .flat_map(|a| {
@@ -402,6 +477,7 @@ pub fn draft_on(
             g
         })
         .collect();
+    let mut md = String::new();
     if !gaps.is_empty() {
         md.push_str("## Gaps\n\n");
         for g in gaps {

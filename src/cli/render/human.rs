@@ -10,7 +10,10 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::super::{GlobalArgs, print_stdout, stderr_is_live};
 use crate::engine::RunSummary;
 use crate::engine::tools::names::{EXECUTE, FETCH_URL, WEB_SEARCH};
-use crate::protocol::{Event, EventBody, StatusState, SubagentState, Verdict, WarningCode};
+use crate::protocol::{
+    ClarificationAnswer, EntityAnchors, Event, EventBody, FindingRow, RunMode, SourceNumber,
+    Status, StatusState, SubagentState, Todo, Verdict, WarningCode,
+};
 
 pub struct Human {
     live: Option<MultiProgress>,
@@ -113,6 +116,8 @@ impl Human {
         }
     }
 
+    /// Draws one event: a row, a line, or nothing. Each kind of event has its
+    /// own stage below, in the order a run sends them.
     pub fn on_event(&mut self, ev: &Event) {
         let agent = ev.agent.as_str();
         match &ev.body {
@@ -122,236 +127,62 @@ impl Human {
                 run_dir,
                 entity,
                 ..
-            } => {
-                let run_id = &ev.run_id;
-                let who = one(entity.name.as_deref().unwrap_or("(no entity named)"));
-                self.line(&format!(
-                    "{} run {run_id} · {} · tier {tier} · entity {who}\n    {run_dir}",
-                    self.paint("dra", |s| s.bold()),
-                    serde_name(mode)
-                ));
-            }
-            EventBody::Plan { todos, .. } => {
-                self.line(&format!(
-                    "{} {} aspects",
-                    self.paint("plan", |s| s.cyan().bold()),
-                    todos.len()
-                ));
-                for t in todos {
-                    self.line(&format!("  - {}", one(&t.content)));
-                }
-            }
+            } => self.show_run_start(&ev.run_id, mode, tier, run_dir, entity),
+            EventBody::Plan { todos, .. } => self.show_plan(todos),
             EventBody::Subagent {
                 unit,
                 state,
                 description,
-            } => match state {
-                SubagentState::Started => {
-                    let aspect = description
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .trim_start_matches(crate::engine::prompts::label::ASPECT)
-                        .trim()
-                        .to_string();
-                    if self.live.is_some() {
-                        self.row(unit, format!("{aspect}: starting"));
-                    } else {
-                        self.line(&format!("{unit} started: {aspect}"));
-                    }
-                }
-                SubagentState::Done => self.end_row(
-                    unit,
-                    format!(
-                        "{} {unit} done: {}",
-                        self.paint("✓", |s| s.green()),
-                        one(description)
-                    ),
-                ),
-                SubagentState::Failed => self.end_row(
-                    unit,
-                    format!(
-                        "{} {unit} failed: {}",
-                        self.paint("✗", |s| s.red()),
-                        one(description)
-                    ),
-                ),
-            },
-            EventBody::SearchQuery { query, .. } => {
-                if self.live.is_some() && agent != "main" {
-                    self.row(agent, format!("searching {:?}", one(query)));
-                }
-            }
+            } => self.show_subagent(unit, state, description),
+            EventBody::SearchQuery { query, .. } => self.show_search_query(agent, query),
             EventBody::SearchResults {
                 query,
                 count,
                 ok,
                 error,
                 ..
-            } => {
-                if *ok {
-                    self.line(&format!(
-                        "  {agent} search {:?} → {count} results",
-                        one(query)
-                    ));
-                } else {
-                    self.line(&format!(
-                        "  {agent} search {:?} failed: {}",
-                        one(query),
-                        one(error.as_deref().unwrap_or(""))
-                    ));
-                }
-            }
+            } => self.show_search_results(agent, query, *count, *ok, error.as_deref()),
             EventBody::Fetch {
                 url,
                 verdict,
                 detail,
                 ..
-            } => {
-                if self.live.is_some() && agent != "main" {
-                    self.row(agent, format!("reading {}", one(url)));
-                }
-                match verdict {
-                    Verdict::Accepted => {}
-                    Verdict::Quarantined => self.line(&format!(
-                        "  {} {}: {}",
-                        self.paint("quarantined", |s| s.red().bold()),
-                        one(url),
-                        one(detail.as_deref().unwrap_or(""))
-                    )),
-                    Verdict::Rejected => self.line(&format!(
-                        "  {} {}: {}",
-                        self.paint("rejected", |s| s.yellow()),
-                        one(url),
-                        one(detail.as_deref().unwrap_or(""))
-                    )),
-                    Verdict::Failed => self.line(&format!(
-                        "  fetch failed {}: {}",
-                        one(url),
-                        one(detail.as_deref().unwrap_or(""))
-                    )),
-                }
-            }
+            } => self.show_fetch(agent, url, verdict, detail.as_deref()),
             EventBody::Source {
                 index,
                 title,
                 domain,
                 ..
-            } => {
-                self.line(&format!(
-                    "  {agent} read [{index}] {} ({})",
-                    one(title),
-                    one(domain)
-                ));
-            }
-            EventBody::ToolCall { tool, .. } => {
-                if self.verbose > 0 && !matches!(tool.as_str(), WEB_SEARCH | FETCH_URL) {
-                    self.line(&format!("  {agent} → {tool}"));
-                }
-            }
+            } => self.line(&format!(
+                "  {agent} read [{index}] {} ({})",
+                one(title),
+                one(domain)
+            )),
+            EventBody::ToolCall { tool, .. } => self.show_tool_call(agent, tool),
             EventBody::ToolResult {
                 tool, ok, summary, ..
-            } => {
-                // Code runs are shown even when they succeed: what ran, how it ended.
-                if !ok || tool == EXECUTE {
-                    self.line(&format!("  {agent} {tool}: {}", one(summary)));
-                }
-            }
+            } => self.show_tool_result(agent, tool, *ok, summary),
             EventBody::SubagentFindings {
                 unit,
                 findings,
                 gaps,
                 ..
-            } => {
-                self.line(&format!(
-                    "  {unit} findings: {} (gaps: {})",
-                    findings.len(),
-                    gaps.len()
-                ));
-                if self.verbose > 0 {
-                    for f in findings {
-                        self.line(&format!("    {} {}", f.source, one(&f.evidence)));
-                    }
-                }
-            }
-            EventBody::Thinking { text } => {
-                if self.verbose > 0 {
-                    self.line(&format!("  {agent} thinking: {}", one(text)));
-                }
-            }
-            EventBody::Warning { message, code } => {
-                if *code != WarningCode::Offline {
-                    self.line(&format!(
-                        "{} {}",
-                        self.paint("warning:", |s| s.yellow().bold()),
-                        one(message)
-                    ));
-                }
-            }
+            } => self.show_findings(unit, findings, gaps),
+            EventBody::Thinking { text } => self.show_thinking(agent, text),
+            EventBody::Warning { message, code } => self.show_warning(code, message),
             EventBody::Retry {
                 model,
                 attempt,
                 delay_ms,
                 reason,
-            } => {
-                self.line(&format!(
-                    "  {agent} retry {attempt} of {model} in {delay_ms} ms: {}",
-                    one(reason)
-                ));
-            }
-            EventBody::Status(s) => {
-                let reason = s.reason.map(|r| serde_name(&r)).unwrap_or_default();
-                let detail = s
-                    .detail
-                    .as_deref()
-                    .map(|d| format!(": {}", one(d)))
-                    .unwrap_or_default();
-                match s.state {
-                    StatusState::Done | StatusState::Error => {}
-                    StatusState::BudgetSoft => self.line(&format!(
-                        "{} 75% of the {reason} budget used{detail}",
-                        self.paint("budget", |s| s.yellow())
-                    )),
-                    StatusState::BudgetHalt => self.line(&format!(
-                        "{} {reason} budget exhausted{detail}",
-                        self.paint("budget", |s| s.red().bold())
-                    )),
-                    StatusState::Revising => {
-                        self.line(&format!("  {agent} revising ({reason}){detail}"))
-                    }
-                    other => self.line(&format!("  status {}{detail}", serde_name(&other))),
-                }
-            }
-            EventBody::Clarification { questions } => {
-                self.line("clarification needed:");
-                for q in questions {
-                    self.line(&format!("  ? {}", one(q)));
-                }
-            }
-            EventBody::Sources { sources } => {
-                // The report's numbers for the pages the rows numbered in reading order.
-                let cited: Vec<String> = sources
-                    .iter()
-                    .filter_map(|s| {
-                        s.report
-                            .map(|r| format!("read [{}] -> report [{r}]", s.index))
-                    })
-                    .collect();
-                let uncited = sources.len() - cited.len();
-                if !sources.is_empty() {
-                    let rest = if uncited > 0 {
-                        format!(" ({uncited} read, not cited)")
-                    } else {
-                        String::new()
-                    };
-                    self.line(&format!("sources: {}{rest}", cited.join(", ")));
-                }
-            }
-            EventBody::ClarificationAnswered { answers } => {
-                for a in answers {
-                    self.line(&format!("  {} \u{2192} {}", a.question, a.answer));
-                }
-            }
+            } => self.line(&format!(
+                "  {agent} retry {attempt} of {model} in {delay_ms} ms: {}",
+                one(reason)
+            )),
+            EventBody::Status(s) => self.show_status(agent, s),
+            EventBody::Clarification { questions } => self.show_clarification(questions),
+            EventBody::Sources { sources } => self.show_sources(sources),
+            EventBody::ClarificationAnswered { answers } => self.show_answers(answers),
             EventBody::RunResumed {
                 after_seq,
                 recorded_model_calls,
@@ -359,17 +190,252 @@ impl Human {
             } => self.line(&format!(
                 "resumed after event {after_seq}: {recorded_model_calls} recorded model call(s) to replay"
             )),
-            EventBody::Skill { name, .. } => self.line(&format!(
-                "{} {}",
-                self.paint("Skill applied:", |s| s.magenta().bold()),
-                one(name)
-            )),
+            EventBody::Skill { name, .. } => self.show_skill(name),
             EventBody::McpCall { .. }
             | EventBody::McpResult { .. }
             | EventBody::Evidence { .. }
             | EventBody::Report { .. }
             | EventBody::Usage { .. } => {}
         }
+    }
+
+    /// The run's first line: its id, mode, tier and entity, then its directory.
+    fn show_run_start(
+        &self,
+        run_id: &str,
+        mode: &RunMode,
+        tier: &str,
+        run_dir: &str,
+        entity: &EntityAnchors,
+    ) {
+        let who = one(entity.name.as_deref().unwrap_or("(no entity named)"));
+        self.line(&format!(
+            "{} run {run_id} · {} · tier {tier} · entity {who}\n    {run_dir}",
+            self.paint("dra", |s| s.bold()),
+            serde_name(mode)
+        ));
+    }
+
+    /// The plan: how many aspects, then one line per aspect.
+    fn show_plan(&self, todos: &[Todo]) {
+        self.line(&format!(
+            "{} {} aspects",
+            self.paint("plan", |s| s.cyan().bold()),
+            todos.len()
+        ));
+        for t in todos {
+            self.line(&format!("  - {}", one(&t.content)));
+        }
+    }
+
+    /// A sub-agent starting (a live row, or a line) or ending (its row ends in
+    /// a line that says how).
+    fn show_subagent(&mut self, unit: &str, state: &SubagentState, description: &str) {
+        match state {
+            SubagentState::Started => {
+                let aspect = description
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches(crate::engine::prompts::label::ASPECT)
+                    .trim()
+                    .to_string();
+                if self.live.is_some() {
+                    self.row(unit, format!("{aspect}: starting"));
+                } else {
+                    self.line(&format!("{unit} started: {aspect}"));
+                }
+            }
+            SubagentState::Done => self.end_row(
+                unit,
+                format!(
+                    "{} {unit} done: {}",
+                    self.paint("✓", |s| s.green()),
+                    one(description)
+                ),
+            ),
+            SubagentState::Failed => self.end_row(
+                unit,
+                format!(
+                    "{} {unit} failed: {}",
+                    self.paint("✗", |s| s.red()),
+                    one(description)
+                ),
+            ),
+        }
+    }
+
+    /// A search going out shows on the searching agent's live row only.
+    fn show_search_query(&mut self, agent: &str, query: &str) {
+        if self.live.is_some() && agent != "main" {
+            self.row(agent, format!("searching {:?}", one(query)));
+        }
+    }
+
+    /// A search's outcome: how many results, or why it failed.
+    fn show_search_results(
+        &self,
+        agent: &str,
+        query: &str,
+        count: usize,
+        ok: bool,
+        error: Option<&str>,
+    ) {
+        if ok {
+            self.line(&format!(
+                "  {agent} search {:?} → {count} results",
+                one(query)
+            ));
+        } else {
+            self.line(&format!(
+                "  {agent} search {:?} failed: {}",
+                one(query),
+                one(error.unwrap_or(""))
+            ));
+        }
+    }
+
+    /// A page read: the agent's row says which, and a page that was not
+    /// accepted gets a line saying what became of it.
+    fn show_fetch(&mut self, agent: &str, url: &str, verdict: &Verdict, detail: Option<&str>) {
+        if self.live.is_some() && agent != "main" {
+            self.row(agent, format!("reading {}", one(url)));
+        }
+        match verdict {
+            Verdict::Accepted => {}
+            Verdict::Quarantined => self.line(&format!(
+                "  {} {}: {}",
+                self.paint("quarantined", |s| s.red().bold()),
+                one(url),
+                one(detail.unwrap_or(""))
+            )),
+            Verdict::Rejected => self.line(&format!(
+                "  {} {}: {}",
+                self.paint("rejected", |s| s.yellow()),
+                one(url),
+                one(detail.unwrap_or(""))
+            )),
+            Verdict::Failed => self.line(&format!(
+                "  fetch failed {}: {}",
+                one(url),
+                one(detail.unwrap_or(""))
+            )),
+        }
+    }
+
+    /// With `-v`, each tool called other than searching and reading (which
+    /// have their own lines).
+    fn show_tool_call(&self, agent: &str, tool: &str) {
+        if self.verbose > 0 && !matches!(tool, WEB_SEARCH | FETCH_URL) {
+            self.line(&format!("  {agent} → {tool}"));
+        }
+    }
+
+    /// A tool's result, when it failed or ran code.
+    fn show_tool_result(&self, agent: &str, tool: &str, ok: bool, summary: &str) {
+        // Code runs are shown even when they succeed: what ran, how it ended.
+        if !ok || tool == EXECUTE {
+            self.line(&format!("  {agent} {tool}: {}", one(summary)));
+        }
+    }
+
+    /// A sub-agent's findings: counts, and with `-v` each finding's evidence.
+    fn show_findings(&self, unit: &str, findings: &[FindingRow], gaps: &[String]) {
+        self.line(&format!(
+            "  {unit} findings: {} (gaps: {})",
+            findings.len(),
+            gaps.len()
+        ));
+        if self.verbose > 0 {
+            for f in findings {
+                self.line(&format!("    {} {}", f.source, one(&f.evidence)));
+            }
+        }
+    }
+
+    /// With `-v`, what an agent thought.
+    fn show_thinking(&self, agent: &str, text: &str) {
+        if self.verbose > 0 {
+            self.line(&format!("  {agent} thinking: {}", one(text)));
+        }
+    }
+
+    /// A warning, except that being offline is not one worth a line.
+    fn show_warning(&self, code: &WarningCode, message: &str) {
+        if *code != WarningCode::Offline {
+            self.line(&format!(
+                "{} {}",
+                self.paint("warning:", |s| s.yellow().bold()),
+                one(message)
+            ));
+        }
+    }
+
+    /// A status change; the run's end is left to `finish`.
+    fn show_status(&self, agent: &str, s: &Status) {
+        let reason = s.reason.map(|r| serde_name(&r)).unwrap_or_default();
+        let detail = s
+            .detail
+            .as_deref()
+            .map(|d| format!(": {}", one(d)))
+            .unwrap_or_default();
+        match s.state {
+            StatusState::Done | StatusState::Error => {}
+            StatusState::BudgetSoft => self.line(&format!(
+                "{} 75% of the {reason} budget used{detail}",
+                self.paint("budget", |s| s.yellow())
+            )),
+            StatusState::BudgetHalt => self.line(&format!(
+                "{} {reason} budget exhausted{detail}",
+                self.paint("budget", |s| s.red().bold())
+            )),
+            StatusState::Revising => self.line(&format!("  {agent} revising ({reason}){detail}")),
+            other => self.line(&format!("  status {}{detail}", serde_name(&other))),
+        }
+    }
+
+    /// The questions the run needs answered before it goes on.
+    fn show_clarification(&self, questions: &[String]) {
+        self.line("clarification needed:");
+        for q in questions {
+            self.line(&format!("  ? {}", one(q)));
+        }
+    }
+
+    /// The answers given to those questions.
+    fn show_answers(&self, answers: &[ClarificationAnswer]) {
+        for a in answers {
+            self.line(&format!("  {} \u{2192} {}", a.question, a.answer));
+        }
+    }
+
+    /// The report's numbers for the pages the rows numbered in reading order.
+    fn show_sources(&self, sources: &[SourceNumber]) {
+        let cited: Vec<String> = sources
+            .iter()
+            .filter_map(|s| {
+                s.report
+                    .map(|r| format!("read [{}] -> report [{r}]", s.index))
+            })
+            .collect();
+        let uncited = sources.len() - cited.len();
+        if !sources.is_empty() {
+            let rest = if uncited > 0 {
+                format!(" ({uncited} read, not cited)")
+            } else {
+                String::new()
+            };
+            self.line(&format!("sources: {}{rest}", cited.join(", ")));
+        }
+    }
+
+    /// A skill the run applied.
+    fn show_skill(&self, name: &str) {
+        self.line(&format!(
+            "{} {}",
+            self.paint("Skill applied:", |s| s.magenta().bold()),
+            one(name)
+        ));
     }
 
     pub fn finish(&mut self, s: &RunSummary) {

@@ -15,7 +15,7 @@ use crate::document::normalize_url;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, injection, quotes};
-use crate::evidence::{Finding, Findings};
+use crate::evidence::{Finding, Findings, Page};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
 use crate::report::claim_check::{self, Library, SourceInput};
 use crate::report::echo::{self, EchoLibrary, EchoPage};
@@ -109,234 +109,301 @@ impl Tool for SubmitFindings {
             Ok(a) => a,
             Err(e) => return e,
         };
-        let run = &cx.run;
-        // Instructions are never evidence: a finding that reads as one is
-        // dropped (no bounce can fix it), and when its quote is verbatim on
-        // the page, the page is quarantined and its other findings go too.
-        let mut instructions: BTreeMap<usize, String> = BTreeMap::new();
-        let mut hostile: BTreeSet<String> = BTreeSet::new();
-        for (i, f) in args.findings.iter().enumerate() {
-            let in_quote = injection::scan_text(&quotes::unescape(&f.quote));
-            let in_claim: Vec<&str> = [Some(&f.claim), f.value.as_ref(), f.field.as_ref()]
-                .into_iter()
-                .flatten()
-                .flat_map(|t| injection::scan_text(t))
-                .collect();
-            if !in_quote.is_empty() {
-                if let Some((page, _)) = run.pages.get(&f.url)
-                    && page.verdict == Verdict::Accepted
-                    && quotes::quote_in_text(&f.quote, &page.text)
-                {
-                    run.quarantine_late(&cx.agent, &page.url, "finding", &in_quote);
-                    hostile.insert(normalize_url(&page.url));
-                }
-                instructions.insert(
-                    i,
-                    format!(
-                        "its quote reads as an instruction aimed at AI agents ({}); instructions are never evidence",
-                        in_quote.join(", ").replace('_', " ")
-                    ),
-                );
-            } else if !in_claim.is_empty() {
-                instructions.insert(
-                    i,
-                    format!(
-                        "its claim reads as an instruction aimed at AI agents ({}); instructions are never evidence",
-                        in_claim.join(", ").replace('_', " ")
-                    ),
-                );
-            }
+        let instructions = screen_instructions(&args.findings, cx);
+        let Verified { problems, checked } = verify_quotes(&args.findings, &instructions, &cx.run);
+        if let Some(bounced) = bounce_once(cx, &problems) {
+            return bounced;
         }
-        for (i, f) in args.findings.iter().enumerate() {
-            let quarantined = hostile.contains(&normalize_url(&f.url))
-                || run
-                    .pages
-                    .get(&f.url)
-                    .is_some_and(|(p, _)| p.verdict == Verdict::Quarantined);
-            if !instructions.contains_key(&i) && quarantined {
-                instructions.insert(
-                    i,
-                    "its page was quarantined: it carries instructions aimed at AI agents".into(),
-                );
-            }
-        }
-        let mut problems = Vec::new();
-        let mut checked = Vec::new();
-        for (i, f) in args.findings.iter().enumerate() {
-            let n = i + 1;
-            let problem = if instructions.contains_key(&i) {
-                None
-            } else if f.claim.trim().is_empty() {
-                Some("claim is empty".to_string())
-            } else if f.quote.trim().is_empty() {
-                Some("quote is empty".to_string())
-            } else {
-                match run.pages.get(&f.url) {
-                    None => Some(format!(
-                        "{} was never read in this run: fetch it first or drop the finding",
-                        f.url
-                    )),
-                    Some((page, _)) if page.verdict != Verdict::Accepted => Some(format!(
-                        "{} is not usable evidence ({})",
-                        f.url,
-                        page.reason.clone().unwrap_or_default()
-                    )),
-                    Some((page, _)) if !quotes::quote_in_text(&f.quote, &page.text) => {
-                        Some(format!(
-                            "the quote {:?} does not appear in {}: copy the sentence verbatim from the page text",
-                            truncate(&f.quote, 120),
-                            f.url
-                        ))
-                    }
-                    Some((page, number)) => {
-                        checked.push((i, page, number.unwrap_or(0)));
-                        None
-                    }
-                }
-            };
-            if let Some(p) = problem {
-                problems.push((n, p));
-            }
-        }
-        let first_try = {
-            let mut st = cx.state();
-            let first = st.findings_bounces == 0;
-            if !problems.is_empty() && first {
-                st.findings_bounces += 1;
-            }
-            first
-        };
-        if !problems.is_empty() && first_try {
-            run.emitter.status(
-                &cx.agent,
-                StatusState::Revising,
-                Some(StatusReason::SubagentFindings),
-                Some(format!(
-                    "{} finding(s) failed the findings gate",
-                    problems.len()
-                )),
-            );
-            let listing: Vec<String> = problems
-                .iter()
-                .map(|(n, p)| format!("finding {n}: {p}"))
-                .collect();
-            return ToolOutput {
-                ok: false,
-                content: format!(
-                    "Findings not accepted. Fix these problems and call submit_findings again (findings that still fail will be dropped):\n- {}",
-                    listing.join("\n- ")
-                ),
-                summary: format!("bounced: {} problem(s)", problems.len()),
-                error_class: Some(crate::protocol::ErrorClass::Permanent),
-                deliverable: None,
-            };
-        }
+        let gaps = record_dropped(cx, &args, &instructions, &problems);
+        let findings = record_evidence(cx, &args.findings, checked);
+        accept(cx, &args, findings, gaps)
+    }
+}
 
-        let mut gaps: Vec<String> = args
-            .gaps
-            .iter()
-            .map(|g| g.trim().to_string())
-            .filter(|g| !g.is_empty())
+/// The findings that carry instructions, by index, each with why it is
+/// dropped.
+///
+/// Instructions are never evidence: a finding that reads as one is
+/// dropped (no bounce can fix it), and when its quote is verbatim on
+/// the page, the page is quarantined and its other findings go too.
+fn screen_instructions(findings: &[RawFinding], cx: &AgentCx) -> BTreeMap<usize, String> {
+    let run = &cx.run;
+    let mut instructions: BTreeMap<usize, String> = BTreeMap::new();
+    let mut hostile: BTreeSet<String> = BTreeSet::new();
+    for (i, f) in findings.iter().enumerate() {
+        let in_quote = injection::scan_text(&quotes::unescape(&f.quote));
+        let in_claim: Vec<&str> = [Some(&f.claim), f.value.as_ref(), f.field.as_ref()]
+            .into_iter()
+            .flatten()
+            .flat_map(|t| injection::scan_text(t))
             .collect();
-        // Dropped instructions are named without their words, which must
-        // reach neither the report nor evidence.json.
-        for (i, why) in &instructions {
-            let f = &args.findings[*i];
-            gaps.push(format!("dropped finding {} (from {}): {why}", i + 1, f.url));
-            let claim = Claim {
-                field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
-                value: WITHHELD.into(),
-                snippet: WITHHELD.into(),
-                event_date: None,
-            };
-            record_rejected(cx, &f.url, claim, format!("findings_gate: {why}"));
+        if !in_quote.is_empty() {
+            if let Some((page, _)) = run.pages.get(&f.url)
+                && page.verdict == Verdict::Accepted
+                && quotes::quote_in_text(&f.quote, &page.text)
+            {
+                run.quarantine_late(&cx.agent, &page.url, "finding", &in_quote);
+                hostile.insert(normalize_url(&page.url));
+            }
+            instructions.insert(
+                i,
+                format!(
+                    "its quote reads as an instruction aimed at AI agents ({}); instructions are never evidence",
+                    in_quote.join(", ").replace('_', " ")
+                ),
+            );
+        } else if !in_claim.is_empty() {
+            instructions.insert(
+                i,
+                format!(
+                    "its claim reads as an instruction aimed at AI agents ({}); instructions are never evidence",
+                    in_claim.join(", ").replace('_', " ")
+                ),
+            );
         }
-        for (n, p) in &problems {
-            let claim = &args.findings[n - 1].claim;
-            gaps.push(format!(
-                "dropped an unverifiable finding ({}): {p}",
-                truncate(claim, 80)
-            ));
-            let f = &args.findings[n - 1];
-            let claim = Claim {
+    }
+    for (i, f) in findings.iter().enumerate() {
+        let quarantined = hostile.contains(&normalize_url(&f.url))
+            || run
+                .pages
+                .get(&f.url)
+                .is_some_and(|(p, _)| p.verdict == Verdict::Quarantined);
+        if !instructions.contains_key(&i) && quarantined {
+            instructions.insert(
+                i,
+                "its page was quarantined: it carries instructions aimed at AI agents".into(),
+            );
+        }
+    }
+    instructions
+}
+
+/// What the quote gate made of the findings not already dropped as
+/// instructions.
+struct Verified {
+    /// (1-based finding number, what is wrong with it).
+    problems: Vec<(usize, String)>,
+    /// (index, the accepted page its quote is on, that page's number).
+    checked: Vec<(usize, Page, usize)>,
+}
+
+/// Checks each finding that is not an instruction: a claim, a quote, and
+/// the quote verbatim on an accepted page read in this run.
+fn verify_quotes(
+    findings: &[RawFinding],
+    instructions: &BTreeMap<usize, String>,
+    run: &RunCtx,
+) -> Verified {
+    let mut problems = Vec::new();
+    let mut checked = Vec::new();
+    for (i, f) in findings.iter().enumerate() {
+        let n = i + 1;
+        let problem = if instructions.contains_key(&i) {
+            None
+        } else if f.claim.trim().is_empty() {
+            Some("claim is empty".to_string())
+        } else if f.quote.trim().is_empty() {
+            Some("quote is empty".to_string())
+        } else {
+            match run.pages.get(&f.url) {
+                None => Some(format!(
+                    "{} was never read in this run: fetch it first or drop the finding",
+                    f.url
+                )),
+                Some((page, _)) if page.verdict != Verdict::Accepted => Some(format!(
+                    "{} is not usable evidence ({})",
+                    f.url,
+                    page.reason.clone().unwrap_or_default()
+                )),
+                Some((page, _)) if !quotes::quote_in_text(&f.quote, &page.text) => Some(format!(
+                    "the quote {:?} does not appear in {}: copy the sentence verbatim from the page text",
+                    truncate(&f.quote, 120),
+                    f.url
+                )),
+                Some((page, number)) => {
+                    checked.push((i, page, number.unwrap_or(0)));
+                    None
+                }
+            }
+        };
+        if let Some(p) = problem {
+            problems.push((n, p));
+        }
+    }
+    Verified { problems, checked }
+}
+
+/// The first submission with problems goes back to the agent (`revising`)
+/// listing them; a later one goes through, its failing findings dropped.
+fn bounce_once(cx: &AgentCx, problems: &[(usize, String)]) -> Option<ToolOutput> {
+    let first_try = {
+        let mut st = cx.state();
+        let first = st.findings_bounces == 0;
+        if !problems.is_empty() && first {
+            st.findings_bounces += 1;
+        }
+        first
+    };
+    if problems.is_empty() || !first_try {
+        return None;
+    }
+    cx.run.emitter.status(
+        &cx.agent,
+        StatusState::Revising,
+        Some(StatusReason::SubagentFindings),
+        Some(format!(
+            "{} finding(s) failed the findings gate",
+            problems.len()
+        )),
+    );
+    let listing: Vec<String> = problems
+        .iter()
+        .map(|(n, p)| format!("finding {n}: {p}"))
+        .collect();
+    Some(ToolOutput {
+        ok: false,
+        content: format!(
+            "Findings not accepted. Fix these problems and call submit_findings again (findings that still fail will be dropped):\n- {}",
+            listing.join("\n- ")
+        ),
+        summary: format!("bounced: {} problem(s)", problems.len()),
+        error_class: Some(crate::protocol::ErrorClass::Permanent),
+        deliverable: None,
+    })
+}
+
+/// The agent's gaps, then one per dropped finding, each dropped finding
+/// recorded in evidence.json as rejected.
+fn record_dropped(
+    cx: &AgentCx,
+    args: &FindingsArgs,
+    instructions: &BTreeMap<usize, String>,
+    problems: &[(usize, String)],
+) -> Vec<String> {
+    let mut gaps: Vec<String> = args
+        .gaps
+        .iter()
+        .map(|g| g.trim().to_string())
+        .filter(|g| !g.is_empty())
+        .collect();
+    // Dropped instructions are named without their words, which must
+    // reach neither the report nor evidence.json.
+    for (i, why) in instructions {
+        let f = &args.findings[*i];
+        gaps.push(format!("dropped finding {} (from {}): {why}", i + 1, f.url));
+        let claim = Claim {
+            field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
+            value: WITHHELD.into(),
+            snippet: WITHHELD.into(),
+            event_date: None,
+        };
+        record_rejected(cx, &f.url, claim, format!("findings_gate: {why}"));
+    }
+    for (n, p) in problems {
+        let claim = &args.findings[n - 1].claim;
+        gaps.push(format!(
+            "dropped an unverifiable finding ({}): {p}",
+            truncate(claim, 80)
+        ));
+        let f = &args.findings[n - 1];
+        let claim = Claim {
+            field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
+            value: f.value.clone().unwrap_or_else(|| claim.clone()),
+            snippet: f.quote.clone(),
+            event_date: f.as_of.clone(),
+        };
+        record_rejected(cx, &f.url, claim, format!("findings_gate: {p}"));
+    }
+    gaps
+}
+
+/// Records each verified finding in evidence.json as accepted and returns
+/// it as a finding of this unit, numbered by its page.
+fn record_evidence(
+    cx: &AgentCx,
+    raw: &[RawFinding],
+    checked: Vec<(usize, Page, usize)>,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (i, page, number) in checked {
+        let f = &raw[i];
+        let as_of = f.as_of.clone().or_else(|| page.as_of().map(str::to_string));
+        cx.run.record_evidence(EvidenceItem {
+            id: String::new(),
+            origin: cx.agent.clone(),
+            claim: Claim {
                 field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
-                value: f.value.clone().unwrap_or_else(|| claim.clone()),
+                value: f.value.clone().unwrap_or_else(|| f.claim.clone()),
                 snippet: f.quote.clone(),
                 event_date: f.as_of.clone(),
-            };
-            record_rejected(cx, &f.url, claim, format!("findings_gate: {p}"));
-        }
-        let mut findings = Vec::new();
-        for (i, page, number) in checked {
-            let f = &args.findings[i];
-            let as_of = f.as_of.clone().or_else(|| page.as_of().map(str::to_string));
-            run.record_evidence(EvidenceItem {
-                id: String::new(),
-                origin: cx.agent.clone(),
-                claim: Claim {
-                    field: f.field.clone().unwrap_or_else(|| cx.aspect.clone()),
-                    value: f.value.clone().unwrap_or_else(|| f.claim.clone()),
-                    snippet: f.quote.clone(),
-                    event_date: f.as_of.clone(),
-                },
-                source: SourceRef::of(&page),
-                scores: Scores::from_identity(page.identity.score),
-                accepted: true,
-                flags: vec![],
-            });
-            findings.push(Finding {
-                claim: f.claim.trim().to_string(),
-                quote: f.quote.trim().to_string(),
-                url: page.url.clone(),
-                source: number,
-                field: f.field.clone(),
-                value: f.value.clone(),
-                as_of,
-                title: page.title.clone(),
-                source_type: Some(page.source_type),
-            });
-        }
-        let result = Findings {
-            unit: cx.agent.clone(),
-            aspect: cx.aspect.clone(),
-            summary: args.summary.trim().to_string(),
-            findings,
-            gaps,
-            answer: args
-                .answer
-                .as_deref()
-                .map(str::trim)
-                .filter(|a| !a.is_empty())
-                .map(str::to_string),
-            answered: args
-                .answered
-                .or_else(|| args.answer.as_deref().map(|a| !a.trim().is_empty())),
-        };
-        run.emitter.emit(
-            &cx.agent,
-            EventBody::SubagentFindings {
-                unit: cx.agent.clone(),
-                summary: result.summary.clone(),
-                findings: result
-                    .findings
-                    .iter()
-                    .map(|f| FindingRow {
-                        finding: f.claim.clone(),
-                        evidence: f.quote.clone(),
-                        source: format!("[{}] {}", f.source, f.url),
-                    })
-                    .collect(),
-                gaps: result.gaps.clone(),
             },
-        );
-        let n = result.findings.len();
-        ToolOutput {
-            ok: true,
-            content: format!("Findings accepted ({n})."),
-            summary: format!("{n} findings accepted"),
-            error_class: None,
-            deliverable: Some(Deliverable::Findings(result)),
-        }
+            source: SourceRef::of(&page),
+            scores: Scores::from_identity(page.identity.score),
+            accepted: true,
+            flags: vec![],
+        });
+        findings.push(Finding {
+            claim: f.claim.trim().to_string(),
+            quote: f.quote.trim().to_string(),
+            url: page.url.clone(),
+            source: number,
+            field: f.field.clone(),
+            value: f.value.clone(),
+            as_of,
+            title: page.title.clone(),
+            source_type: Some(page.source_type),
+        });
+    }
+    findings
+}
+
+/// The unit's findings as its deliverable, announced in the event stream.
+fn accept(
+    cx: &AgentCx,
+    args: &FindingsArgs,
+    findings: Vec<Finding>,
+    gaps: Vec<String>,
+) -> ToolOutput {
+    let result = Findings {
+        unit: cx.agent.clone(),
+        aspect: cx.aspect.clone(),
+        summary: args.summary.trim().to_string(),
+        findings,
+        gaps,
+        answer: args
+            .answer
+            .as_deref()
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_string),
+        answered: args
+            .answered
+            .or_else(|| args.answer.as_deref().map(|a| !a.trim().is_empty())),
+    };
+    cx.run.emitter.emit(
+        &cx.agent,
+        EventBody::SubagentFindings {
+            unit: cx.agent.clone(),
+            summary: result.summary.clone(),
+            findings: result
+                .findings
+                .iter()
+                .map(|f| FindingRow {
+                    finding: f.claim.clone(),
+                    evidence: f.quote.clone(),
+                    source: format!("[{}] {}", f.source, f.url),
+                })
+                .collect(),
+            gaps: result.gaps.clone(),
+        },
+    );
+    let n = result.findings.len();
+    ToolOutput {
+        ok: true,
+        content: format!("Findings accepted ({n})."),
+        summary: format!("{n} findings accepted"),
+        error_class: None,
+        deliverable: Some(Deliverable::Findings(result)),
     }
 }
 

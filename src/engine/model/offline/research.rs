@@ -20,45 +20,11 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     let anchors = anchors_of(t.user);
     let entity = anchors.name.clone().unwrap_or_default();
 
-    // What was read so far, per URL, in order of first fetch.
-    let mut pages: BTreeMap<String, PageRead> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut attempted: BTreeSet<String> = BTreeSet::new();
-    for c in &t.calls {
-        if c.name != FETCH_URL && c.name != READ_SOURCE {
-            continue;
-        }
-        let Some(url) = c.args.get("url").and_then(Value::as_str) else {
-            continue;
-        };
-        attempted.insert(url.to_string());
-        // Accepted pages come as a plain-text view; refusals do not parse.
-        let Some(v) = c.result.and_then(|r| page_view::parse(unwrap_spotlight(r))) else {
-            continue;
-        };
-        let real_url = if v.url.is_empty() {
-            url.to_string()
-        } else {
-            v.url.clone()
-        };
-        attempted.insert(real_url.clone());
-        if !pages.contains_key(&real_url) {
-            order.push(real_url.clone());
-        }
-        let p = pages.entry(real_url).or_default();
-        p.number = v.number;
-        p.title = v.title;
-        p.source_type = v.source_type;
-        p.as_of = v.updated.or(v.published);
-        if !p.text.is_empty() {
-            p.text.push('\n');
-        }
-        p.text.push_str(&v.text);
-        p.next_offset = v.next_offset;
-        if c.name == READ_SOURCE {
-            p.reads += 1;
-        }
-    }
+    let Read {
+        pages,
+        order,
+        attempted,
+    } = Read::of(t);
 
     // 1. Read on where a page was cut.
     let reads: Vec<(&'static str, Value)> = order
@@ -95,29 +61,11 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     }
 
     // 2. Fetch the top results of the latest search not read yet.
-    if let Some(latest) = searches.last() {
-        let urls: Vec<String> = latest
-            .result
-            .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
-            .and_then(|v| v.get("results").cloned())
-            .and_then(|r| r.as_array().cloned())
-            .unwrap_or_default()
-            .iter()
-            // Lessons from earlier runs: known-bad domains are not read again.
-            .filter(|r| r.get("known_bad").is_none())
-            .filter_map(|r| r.get("url").and_then(Value::as_str).map(String::from))
-            .filter(|u| !attempted.contains(u))
-            .take(FETCH_PER_SEARCH)
-            .collect();
-        if !urls.is_empty() {
-            let n = urls.len();
-            return (
-                format!("Reading {n} page(s) from the search results."),
-                urls.into_iter()
-                    .map(|u| (FETCH_URL, json!({"url": u})))
-                    .collect(),
-            );
-        }
+    if let Some(turn) = searches
+        .last()
+        .and_then(|latest| fetch_results(latest, &attempted))
+    {
+        return turn;
     }
 
     // In a comparison, the item an aspect is about is its subject.
@@ -194,6 +142,92 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         subject: item.as_deref().unwrap_or(&entity),
     };
     submit(t, &asked, &order, &pages, findings)
+}
+
+/// What a sub-researcher read so far: each page's text per URL (pages read
+/// on are one text), the URLs in order of first fetch, and every URL tried.
+struct Read {
+    pages: BTreeMap<String, PageRead>,
+    order: Vec<String>,
+    attempted: BTreeSet<String>,
+}
+
+impl Read {
+    fn of(t: &Transcript) -> Self {
+        let mut pages: BTreeMap<String, PageRead> = BTreeMap::new();
+        let mut order: Vec<String> = Vec::new();
+        let mut attempted: BTreeSet<String> = BTreeSet::new();
+        for c in &t.calls {
+            if c.name != FETCH_URL && c.name != READ_SOURCE {
+                continue;
+            }
+            let Some(url) = c.args.get("url").and_then(Value::as_str) else {
+                continue;
+            };
+            attempted.insert(url.to_string());
+            // Accepted pages come as a plain-text view; refusals do not parse.
+            let Some(v) = c.result.and_then(|r| page_view::parse(unwrap_spotlight(r))) else {
+                continue;
+            };
+            let real_url = if v.url.is_empty() {
+                url.to_string()
+            } else {
+                v.url.clone()
+            };
+            attempted.insert(real_url.clone());
+            if !pages.contains_key(&real_url) {
+                order.push(real_url.clone());
+            }
+            let p = pages.entry(real_url).or_default();
+            p.number = v.number;
+            p.title = v.title;
+            p.source_type = v.source_type;
+            p.as_of = v.updated.or(v.published);
+            if !p.text.is_empty() {
+                p.text.push('\n');
+            }
+            p.text.push_str(&v.text);
+            p.next_offset = v.next_offset;
+            if c.name == READ_SOURCE {
+                p.reads += 1;
+            }
+        }
+        Read {
+            pages,
+            order,
+            attempted,
+        }
+    }
+}
+
+/// The turn reading the top results of a search not read yet, if any.
+fn fetch_results(
+    latest: &PastCall,
+    attempted: &BTreeSet<String>,
+) -> Option<(String, Vec<(&'static str, Value)>)> {
+    let urls: Vec<String> = latest
+        .result
+        .and_then(|r| serde_json::from_str::<Value>(unwrap_spotlight(r)).ok())
+        .and_then(|v| v.get("results").cloned())
+        .and_then(|r| r.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        // Lessons from earlier runs: known-bad domains are not read again.
+        .filter(|r| r.get("known_bad").is_none())
+        .filter_map(|r| r.get("url").and_then(Value::as_str).map(String::from))
+        .filter(|u| !attempted.contains(u))
+        .take(FETCH_PER_SEARCH)
+        .collect();
+    if urls.is_empty() {
+        return None;
+    }
+    let n = urls.len();
+    Some((
+        format!("Reading {n} page(s) from the search results."),
+        urls.into_iter()
+            .map(|u| (FETCH_URL, json!({"url": u})))
+            .collect(),
+    ))
 }
 
 /// What one sub-researcher was asked.

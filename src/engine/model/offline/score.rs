@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::lexicon::{
-    ValueKind, has_value, names_only_prereleases, spelling_key, stemmer, terms_for, words,
+    Terms, ValueKind, has_value, names_only_prereleases, spelling_key, stemmer, terms_for, words,
 };
 use super::pages::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
@@ -263,6 +263,122 @@ fn header_terms(
         .collect()
 }
 
+/// How much each term of an aspect says: by its sentence frequency over
+/// everything read, as a term in every sentence ("merchant" on a payments
+/// site) says little about the aspect. Both spellings of a term are one
+/// term ([`spelling_key`]).
+struct Weights {
+    df: HashMap<String, usize>,
+    n_sentences: usize,
+}
+
+impl Weights {
+    fn of(terms: &Terms, order: &[String], pages: &BTreeMap<String, PageRead>) -> Self {
+        let st = stemmer();
+        let mut n_sentences = 0usize;
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for url in order {
+            for s in sentences::split(&pages[url].text) {
+                n_sentences += 1;
+                let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
+                let lower = s.to_lowercase();
+                let keys: BTreeSet<String> = terms
+                    .stems
+                    .iter()
+                    .filter(|t| stems.contains(*t))
+                    .map(|t| spelling_key(t))
+                    .collect();
+                for k in keys {
+                    *df.entry(k).or_default() += 1;
+                }
+                for ph in terms
+                    .phrases
+                    .iter()
+                    .filter(|ph| lower.contains(ph.as_str()))
+                {
+                    *df.entry(ph.clone()).or_default() += 1;
+                }
+            }
+        }
+        Weights { df, n_sentences }
+    }
+
+    fn weight(&self, term: &str) -> f64 {
+        let d = self.df.get(term).copied().unwrap_or(0) as f64;
+        (1.0 + ((self.n_sentences as f64 + 1.0) / (d + 1.0)).ln() / 2.0).clamp(0.3, 3.0)
+    }
+}
+
+/// What judging a sentence's score needs besides the sentence.
+struct Judging<'a> {
+    terms: &'a Terms,
+    entity: &'a str,
+    asks_current: bool,
+    today: Option<chrono::NaiveDate>,
+}
+
+/// A unit's score from its `base` (its terms' weights and how it names the
+/// subject): numbers, the kind of value asked for, what holds now, what is
+/// only scheduled, conditions, a missing full stop. `None` when it is no
+/// fact worth a finding.
+fn judged_score(u: &sentences::Unit<'_>, lower: &str, base: f64, cx: &Judging<'_>) -> Option<f64> {
+    let s = u.text;
+    let mut score = base;
+    if s.chars().any(|c| c.is_ascii_digit()) {
+        score += 0.3;
+    }
+    // A version question is not answered by a test build.
+    if cx.terms.values.contains(&ValueKind::Version) && names_only_prereleases(s) {
+        return None;
+    }
+    if !cx.terms.values.is_empty() {
+        // A sentence without the kind of value the aspect asks for is weak, however on-topic.
+        score *= if cx.terms.values.iter().any(|&k| has_value(k, s, cx.entity)) {
+            1.6
+        } else {
+            0.5
+        };
+    }
+    // "Today" asks for the value in force now: a sentence saying
+    // what holds now answers it, one announcing a change to come
+    // (every date it names still ahead) does not.
+    if cx.asks_current
+        && CURRENT_MARKERS
+            .iter()
+            .any(|m| format!(" {lower} ").contains(m))
+    {
+        score += 1.0;
+    }
+    if cx
+        .today
+        .is_some_and(|t| crate::evidence::values::is_scheduled(s, t))
+    {
+        score *= if cx.asks_current { 0.3 } else { 0.7 };
+    }
+    // Conditions and possibilities ("if a breach affects...", "can be checked") are not facts.
+    let padded = format!(" {lower} ");
+    if [
+        " if ", " can be ", " may ", " could ", " would ", " should ", " unless ",
+    ]
+    .iter()
+    .any(|m| padded.contains(m))
+    {
+        score -= 1.0;
+    }
+    // A row or a carried block states its value without a full stop.
+    if !u.carries_block() && !u.is_row() && !s.ends_with(['.', '!', '?', '"', ')']) {
+        score -= 0.75;
+    }
+    // A sentence that points elsewhere ("full report at x.example/y") states no fact itself.
+    if u.head
+        .split_whitespace()
+        .any(|w| w.contains('/') && w.contains('.'))
+    {
+        return None;
+    }
+    (score >= 1.0).then_some(score)
+}
+
 /// The best sentences about an aspect, verbatim, one origin per sentence.
 /// What one extraction looks for: the aspect, in the words of the question,
 /// about the entity, as of the run's date.
@@ -290,43 +406,19 @@ pub(super) fn extract(
     let st = stemmer();
     let lookalike = LookAlike::new(question);
     let entity_lower = entity.to_lowercase();
-    // Sentence frequency of each term over everything read: a term in every
-    // sentence ("merchant" on a payments site) says little about the aspect.
-    let mut n_sentences = 0usize;
-    // Both spellings of a term are one term ([`spelling_key`]).
-    let mut df: HashMap<String, usize> = HashMap::new();
-    for url in order {
-        for s in sentences::split(&pages[url].text) {
-            n_sentences += 1;
-            let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
-            let lower = s.to_lowercase();
-            let keys: BTreeSet<String> = terms
-                .stems
-                .iter()
-                .filter(|t| stems.contains(*t))
-                .map(|t| spelling_key(t))
-                .collect();
-            for k in keys {
-                *df.entry(k).or_default() += 1;
-            }
-            for ph in terms
-                .phrases
-                .iter()
-                .filter(|ph| lower.contains(ph.as_str()))
-            {
-                *df.entry(ph.clone()).or_default() += 1;
-            }
-        }
-    }
-    let weight = |term: &str| {
-        let d = df.get(term).copied().unwrap_or(0) as f64;
-        (1.0 + ((n_sentences as f64 + 1.0) / (d + 1.0)).ln() / 2.0).clamp(0.3, 3.0)
-    };
+    let weights = Weights::of(&terms, order, pages);
+    let weight = |term: &str| weights.weight(term);
     let mut all: Vec<Candidate> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let today_date =
         chrono::NaiveDate::parse_from_str(today.get(..10).unwrap_or(today), "%Y-%m-%d").ok();
     let asks_current = asks_current(aspect);
+    let judging = Judging {
+        terms: &terms,
+        entity,
+        asks_current,
+        today: today_date,
+    };
     for url in order {
         let p = &pages[url];
         // A page whose title names a look-alike ("Calm Read mode | Pelican
@@ -407,61 +499,9 @@ pub(super) fn extract(
             if must_mention && named == 0.0 {
                 continue;
             }
-            let mut score = hits;
-            // The subject by its name or an alias (surname, acronym...).
-            score += 0.5 * named;
-            if s.chars().any(|c| c.is_ascii_digit()) {
-                score += 0.3;
-            }
-            // A version question is not answered by a test build.
-            if terms.values.contains(&ValueKind::Version) && names_only_prereleases(s) {
+            let Some(mut score) = judged_score(&u, &lower, hits + 0.5 * named, &judging) else {
                 continue;
-            }
-            if !terms.values.is_empty() {
-                // A sentence without the kind of value the aspect asks for is weak, however on-topic.
-                score *= if terms.values.iter().any(|&k| has_value(k, s, entity)) {
-                    1.6
-                } else {
-                    0.5
-                };
-            }
-            // "Today" asks for the value in force now: a sentence saying
-            // what holds now answers it, one announcing a change to come
-            // (every date it names still ahead) does not.
-            if asks_current
-                && CURRENT_MARKERS
-                    .iter()
-                    .any(|m| format!(" {lower} ").contains(m))
-            {
-                score += 1.0;
-            }
-            if today_date.is_some_and(|t| crate::evidence::values::is_scheduled(s, t)) {
-                score *= if asks_current { 0.3 } else { 0.7 };
-            }
-            // Conditions and possibilities ("if a breach affects...", "can be checked") are not facts.
-            let padded = format!(" {lower} ");
-            if [
-                " if ", " can be ", " may ", " could ", " would ", " should ", " unless ",
-            ]
-            .iter()
-            .any(|m| padded.contains(m))
-            {
-                score -= 1.0;
-            }
-            // A row or a carried block states its value without a full stop.
-            if !u.carries_block() && !u.is_row() && !s.ends_with(['.', '!', '?', '"', ')']) {
-                score -= 0.75;
-            }
-            // A sentence that points elsewhere ("full report at x.example/y") states no fact itself.
-            if u.head
-                .split_whitespace()
-                .any(|w| w.contains('/') && w.contains('.'))
-            {
-                continue;
-            }
-            if score < 1.0 {
-                continue;
-            }
+            };
             score *= page_relevance
                 * authority(&p.source_type)
                 * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));

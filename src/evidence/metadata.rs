@@ -8,7 +8,7 @@
 use dom_query::{Document, Selection};
 use serde_json::Value;
 
-use crate::evidence::clean::is_invisible;
+use super::invisible::is_invisible;
 
 /// What a page says about itself. Dates are `YYYY-MM-DD`; `source_type`
 /// is a word [`crate::evidence::SourceType::parse`] reads.

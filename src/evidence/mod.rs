@@ -12,6 +12,7 @@ pub mod fields;
 mod finding;
 pub mod identity;
 pub mod injection;
+mod invisible;
 pub mod merge;
 pub mod metadata;
 pub mod normalize;

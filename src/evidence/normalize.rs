@@ -15,7 +15,7 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::clean::is_invisible;
+use super::invisible::is_invisible;
 
 /// Characters the scan treats as invisible: the cleaner's set plus
 /// variation selectors and a few blank fillers that render as nothing.

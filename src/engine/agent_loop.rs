@@ -460,7 +460,7 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
     );
     // A repeat of a permanently failed call answered locally (MCP and
     // custom tools) says so.
-    let repeated = summary.starts_with(tools::mcp::REPEATED).then_some(true);
+    let repeated = summary.starts_with(tools::REPEATED).then_some(true);
     run.emitter.emit(
         &cx.agent,
         if mcp {

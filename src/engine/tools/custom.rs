@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 
-use super::mcp::failure;
+use super::tool_source::failure;
 use super::tool_source::{PermanentFailures, ResultOrigin, canonical, result_hash};
 use super::{AgentCx, Tool, ToolOutput};
 use crate::config::CustomToolsSettings;

@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
-use super::tool_source::{PermanentFailures, ResultOrigin, canonical, result_hash};
+use super::tool_source::{PermanentFailures, ResultOrigin, canonical, failure, result_hash};
 use super::{AgentCx, Tool, ToolOutput, untrusted};
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
@@ -30,10 +30,6 @@ pub struct McpLimits {
     pub rate_limit_max_wait: Duration,
     pub call_timeout: Duration,
 }
-
-/// How the summary of a locally answered repeat of a permanently failed
-/// call starts (the `mcp_result` event then carries `repeated: true`).
-pub const REPEATED: &str = "repeated: ";
 
 pub struct McpTool {
     /// Permanently failed calls, answered locally when repeated.
@@ -243,27 +239,6 @@ pub fn result_url(label: &str, tool: &str, args: &Value, text: &str) -> String {
         names::sanitize(tool),
         result_hash(tool, args, text)
     )
-}
-
-/// A failed call with guidance for its class (custom tools share it).
-pub(super) fn failure(class: ErrorClass, message: String) -> ToolOutput {
-    let guidance = match class {
-        ErrorClass::Permanent => {
-            "This is permanent: fix the arguments (check the tool's schema) or use another tool; do not repeat the same call."
-        }
-        ErrorClass::Transient => "This looks transient: one retry is reasonable.",
-        ErrorClass::Unknown => {
-            "Retry at most once with the same arguments, or change them if the message says what is wrong."
-        }
-    };
-    let summary: String = message.chars().take(200).collect();
-    ToolOutput {
-        ok: false,
-        content: format!("Error: {message}\n{guidance}"),
-        summary,
-        error_class: Some(class),
-        deliverable: None,
-    }
 }
 
 impl McpTool {

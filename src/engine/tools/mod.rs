@@ -22,6 +22,7 @@ pub(crate) mod submit;
 mod task;
 mod todos;
 mod tool_source;
+pub use tool_source::REPEATED;
 mod untrusted;
 
 use crate::sync::LockExt;

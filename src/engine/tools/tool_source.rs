@@ -30,6 +30,31 @@ pub struct ResultOrigin {
     pub file_stem: String,
 }
 
+/// How the summary of a locally answered repeat of a permanently failed
+/// call starts (the `mcp_result` event then carries `repeated: true`).
+pub const REPEATED: &str = "repeated: ";
+
+/// A failed call with guidance for its class (MCP and custom tools).
+pub(crate) fn failure(class: ErrorClass, message: String) -> ToolOutput {
+    let guidance = match class {
+        ErrorClass::Permanent => {
+            "This is permanent: fix the arguments (check the tool's schema) or use another tool; do not repeat the same call."
+        }
+        ErrorClass::Transient => "This looks transient: one retry is reasonable.",
+        ErrorClass::Unknown => {
+            "Retry at most once with the same arguments, or change them if the message says what is wrong."
+        }
+    };
+    let summary: String = message.chars().take(200).collect();
+    ToolOutput {
+        ok: false,
+        content: format!("Error: {message}\n{guidance}"),
+        summary,
+        error_class: Some(class),
+        deliverable: None,
+    }
+}
+
 /// The calls of one outside tool (MCP or custom) that failed permanently
 /// in this run, by canonical arguments: an identical repeat is answered
 /// locally, marked repeated, and never sent again.
@@ -44,13 +69,13 @@ impl PermanentFailures {
     /// The local answer to a repeat of a call that failed permanently.
     pub fn repeat(&self, key: &str) -> Option<ToolOutput> {
         let message = self.lock().get(key).cloned()?;
-        let mut out = super::mcp::failure(
+        let mut out = failure(
             ErrorClass::Permanent,
             format!(
                 "this exact call already failed permanently in this run and was not sent again: {message}"
             ),
         );
-        out.summary = format!("{}{}", super::mcp::REPEATED, out.summary);
+        out.summary = format!("{}{}", REPEATED, out.summary);
         Some(out)
     }
 

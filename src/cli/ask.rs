@@ -190,7 +190,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     }
     let settings = Settings::from_config(&config);
     let answers = match &args.answers {
-        Some(path) => Some(super::resume::read_answers(path)?),
+        Some(path) => Some(read_answers(path)?),
         None => None,
     };
     let anchors = EntityAnchors {
@@ -444,4 +444,16 @@ impl Signals {
             else => std::future::pending().await,
         }
     }
+}
+
+/// Reads `--answers FILE`.
+pub fn read_answers(path: &std::path::Path) -> Result<Vec<String>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::Usage(anyhow::anyhow!(
+            "cannot read --answers {}: {e}",
+            path.display()
+        ))
+    })?;
+    crate::store::checkpoint::parse_answers(&text)
+        .map_err(|e| CliError::Usage(anyhow::anyhow!("--answers {}: {e}", path.display())))
 }

@@ -3,7 +3,7 @@
 //! questions headlessly with `--answer`/`--answers FILE`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
@@ -50,18 +50,6 @@ fn flags(args: &ResumeArgs) -> Result<BTreeMap<&'static str, String>, CliError> 
     Ok(f)
 }
 
-/// Reads `--answers FILE`.
-pub fn read_answers(path: &Path) -> Result<Vec<String>, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::Usage(anyhow::anyhow!(
-            "cannot read --answers {}: {e}",
-            path.display()
-        ))
-    })?;
-    checkpoint::parse_answers(&text)
-        .map_err(|e| CliError::Usage(anyhow::anyhow!("--answers {}: {e}", path.display())))
-}
-
 pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
     let config = super::resolve_config_with_mcp(g, flags(args)?, args.mcp.clone())?;
     for w in &config.warnings {
@@ -87,7 +75,7 @@ pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
         .collect();
     settings.mcp.replay_only = replay_only;
     let answers = match &args.answers {
-        Some(path) => read_answers(path)?,
+        Some(path) => super::ask::read_answers(path)?,
         None => args.answer.clone(),
     };
     let outcome = app::prepare_resume(&settings, config.redacted(), &dir, answers)

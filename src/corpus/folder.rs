@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::decode::{self, Decoded};
-use super::load::{Loaded, Truncated};
+use super::loaded::{Loaded, Truncated};
 use super::{ContentType, DocMeta, RawDocument};
 use crate::document::normalize_date;
 use crate::evidence::{MAX_STORED_CHARS, SourceType, clean};
@@ -44,7 +44,7 @@ pub fn read_file(
     let kind = kind_of(path).ok_or("not a .md, .markdown, .txt, .html, .htm or .pdf file")?;
     let file = path.display().to_string();
     let limit = cap.min(*budget);
-    let capped = decode::read_capped(path, limit).map_err(|e| super::load::io_reason(&e))?;
+    let capped = decode::read_capped(path, limit).map_err(|e| super::loaded::io_reason(&e))?;
     *budget = budget.saturating_sub(capped.bytes.len() as u64);
     let which_cap = if limit < cap {
         "the corpus's total cap (DRA_CORPUS_MAX_TOTAL_BYTES)"

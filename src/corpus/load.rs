@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use super::loaded::{Loaded, Truncated, io_reason};
 use super::{ContentType, RawDocument, decode, folder, walk};
 use crate::config::{Value as Setting, settings, table_default};
 use crate::document::{SourceType, normalize_date};
@@ -60,12 +61,6 @@ pub enum CorpusError {
     Index(String),
 }
 
-/// An OS error's message once (`std::io::Error`'s Display repeats nothing,
-/// but callers must not add it again).
-pub fn io_reason(e: &std::io::Error) -> String {
-    e.to_string()
-}
-
 /// Called with the number of files read so far, every
 /// [`PROGRESS_EVERY`] files of a folder.
 pub type Progress = dyn Fn(usize, usize) + Send + Sync;
@@ -107,24 +102,6 @@ impl std::fmt::Debug for LoadOptions {
             .field("skip_dirs", &self.skip_dirs)
             .finish_non_exhaustive()
     }
-}
-
-/// A document cut to fit a cap: its text past the cut was never read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Truncated {
-    pub url: String,
-    pub file: String,
-    /// What was kept, e.g. "the first 16777216 bytes".
-    pub kept: String,
-}
-
-/// A loaded corpus and what the loader has to tell the user.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    pub docs: Vec<RawDocument>,
-    /// One line per skipped or cut file, then a summary; never printed here.
-    pub warnings: Vec<String>,
-    pub truncated: Vec<Truncated>,
 }
 
 const DOC_FIELDS: &[&str] = &[

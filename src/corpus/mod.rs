@@ -8,6 +8,7 @@ mod decode;
 mod folder;
 mod index;
 mod load;
+mod loaded;
 mod stubs;
 mod walk;
 mod web;

@@ -145,7 +145,7 @@ fn walk_error(e: &walkdir::Error) -> String {
         Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
             format!("skipped {path}: a broken symbolic link")
         }
-        Some(io) => format!("skipped {path}: {}", crate::corpus::load::io_reason(io)),
+        Some(io) => format!("skipped {path}: {}", super::loaded::io_reason(io)),
         None => format!("skipped {path}: cannot be read"),
     }
 }

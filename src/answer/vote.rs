@@ -678,6 +678,9 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
         .flat_map(|p| p.sentences.iter().copied())
         .collect();
     let read = Bags::of(passages);
+    // Only names are found by what the question says; the values a part
+    // weighs (dates, amounts) are not, so one context serves every part.
+    let cx = SpanContext::new(question, &texts);
     let mut out: Vec<(usize, usize, f64)> = Vec::new();
     // The question as a whole is covered, or one of its parts is.
     let mut best_coverage: f64 = if parts.len() > 1 {
@@ -693,7 +696,6 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
     for (i, part) in parts.iter().enumerate() {
         let terms = Terms::new(part, &read);
         let ty = super::expected(part);
-        let cx = SpanContext::new(part, &texts);
         let mut scored = coverages(part, &terms, passages, &read);
         // Whether the part is covered at all is read before what singles it
         // out and the kind of value weigh in.

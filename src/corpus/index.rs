@@ -12,6 +12,21 @@ use tantivy::{Index, IndexReader, TantivyDocument, doc};
 use super::{CorpusError, RawDocument};
 use crate::evidence::clean;
 
+/// Words per passage: a page is indexed as passages of about this many
+/// words (whole lines, never cut inside one), so a long manual page is
+/// found by the part of it that answers, not diluted by the rest.
+const PASSAGE_WORDS: usize = 150;
+
+/// A page of up to this many words is one passage.
+const WHOLE_PAGE_WORDS: usize = 600;
+
+/// Passages searched per page asked for: enough that `limit` distinct
+/// pages come back when a page matches in several of its passages.
+const PASSAGES_PER_RESULT: usize = 8;
+
+/// The share of a page's second-best passage added to its best one's score.
+const SECOND_PASSAGE: f32 = 0.6;
+
 /// A search hit: the document's position in the corpus and a snippet.
 #[derive(Debug, Clone)]
 pub struct Hit {
@@ -62,6 +77,31 @@ fn bigram_text(text: &str) -> String {
         .join(" ")
 }
 
+/// A page's text as passages of whole lines, about [`PASSAGE_WORDS`] words
+/// each; a page of up to [`WHOLE_PAGE_WORDS`] is one passage.
+fn passages(text: &str) -> Vec<String> {
+    if text.split_whitespace().count() <= WHOLE_PAGE_WORDS {
+        return vec![text.to_string()];
+    }
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut count = 0usize;
+    for line in text.lines() {
+        let n = line.split_whitespace().count();
+        if count > 0 && count + n > PASSAGE_WORDS {
+            out.push(std::mem::take(&mut current));
+            count = 0;
+        }
+        current.push_str(line);
+        current.push('\n');
+        count += n;
+    }
+    if count > 0 || out.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
 fn err(e: impl std::fmt::Display) -> CorpusError {
     CorpusError::Index(e.to_string())
 }
@@ -100,11 +140,13 @@ impl CorpusIndex {
             };
             let t = d.title.clone().or(page.title).unwrap_or_default();
             seen.push((t.clone(), page.text.clone()));
-            let compounds = joined_names(&format!("{t}\n{}", page.text));
-            let pairs = bigram_text(&format!("{t}\n{}", page.text));
-            writer
-                .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t, body => page.text, joined => compounds, cjk => pairs))
-                .map_err(err)?;
+            for passage in passages(&page.text) {
+                let compounds = joined_names(&format!("{t}\n{passage}"));
+                let pairs = bigram_text(&format!("{t}\n{passage}"));
+                writer
+                    .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t.clone(), body => passage, joined => compounds, cjk => pairs))
+                    .map_err(err)?;
+            }
         }
         writer.commit().map_err(err)?;
         let reader = index.reader().map_err(err)?;
@@ -137,22 +179,41 @@ impl CorpusIndex {
             format!("{query} {pairs}")
         };
         let (q, _errors) = parser.parse_query_lenient(&query);
-        // Stubs are asked for and left out, so `limit` real pages come back.
-        let wanted = limit.max(1) + self.stubs.len().min(limit.max(1));
+        // Stubs are asked for and left out, so `limit` real pages come back;
+        // a page is ranked by its best passage.
+        let wanted = (limit.max(1) + self.stubs.len().min(limit.max(1))) * PASSAGES_PER_RESULT;
         let top = searcher
             .search(&q, &TopDocs::with_limit(wanted).order_by_score())
             .map_err(err)?;
-        let mut snippets = SnippetGenerator::create(&searcher, &*q, self.body).map_err(err)?;
-        snippets.set_max_num_chars(240);
-        let mut hits = Vec::with_capacity(top.len());
+        // A page's passages in score order: its score is its best passage's
+        // plus a share of its second best (a page that answers in two places
+        // is a better bet than one lucky passage).
+        let mut pages: Vec<(usize, f32, f32, tantivy::DocAddress)> = Vec::new();
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
             let Some(ord) = d.get_first(self.ord).and_then(|v| v.as_u64()) else {
                 continue;
             };
-            if self.stubs.contains(&(ord as usize)) || hits.len() >= limit.max(1) {
+            let ord = ord as usize;
+            if self.stubs.contains(&ord) {
                 continue;
             }
+            match pages.iter_mut().find(|p| p.0 == ord) {
+                Some(p) => p.2 = p.2.max(score).min(p.1),
+                None => pages.push((ord, score, 0.0, addr)),
+            }
+        }
+        let mut ranked: Vec<(usize, f32, tantivy::DocAddress)> = pages
+            .into_iter()
+            .map(|(ord, best, second, addr)| (ord, best + SECOND_PASSAGE * second, addr))
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(limit.max(1));
+        let mut snippets = SnippetGenerator::create(&searcher, &*q, self.body).map_err(err)?;
+        snippets.set_max_num_chars(240);
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (ord, score, addr) in ranked {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
             let snippet = snippets.snippet_from_doc(&d);
             let mut text = snippet.fragment().to_string();
             if text.is_empty() {
@@ -163,7 +224,7 @@ impl CorpusIndex {
                     .unwrap_or_default();
             }
             hits.push(Hit {
-                doc: ord as usize,
+                doc: ord,
                 score,
                 snippet: text.split_whitespace().collect::<Vec<_>>().join(" "),
             });

@@ -40,8 +40,10 @@ const QUERY_STOP: &[&str] = &[
     "have",
     "he",
     "her",
+    "him",
     "his",
     "how",
+    "i",
     "if",
     "in",
     "into",
@@ -49,10 +51,14 @@ const QUERY_STOP: &[&str] = &[
     "it",
     "its",
     "itself",
+    "me",
+    "my",
+    "myself",
     "of",
     "on",
     "or",
     "our",
+    "ours",
     "say",
     "said",
     "says",
@@ -92,6 +98,18 @@ const QUERY_STOP: &[&str] = &[
     "would",
     "you",
     "your",
+    "yours",
+    "am",
+    "don't",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "aren't",
+    "can't",
+    "won't",
+    "i'm",
+    "i've",
+    "i'd",
     "evidence",
     "listed",
     "known",
@@ -185,7 +203,12 @@ fn key_terms<'a>(aspect: &'a str, subject: Option<&str>) -> Vec<&'a str> {
     out
 }
 
-/// The first query for an aspect: the subject and at most six key terms.
+/// Key terms in a first query: enough for a question asked in a user's
+/// words ("my backup script calls pg_start_backup(): what happened to it in
+/// 15?") to keep the words that find the page.
+const MAX_TERMS: usize = 6;
+
+/// The first query for an aspect: the subject and at most [`MAX_TERMS`] key terms.
 /// A short aspect ("pricing", "licence status") is searched as it is,
 /// after the subject.
 pub fn search_query(aspect: &str, subject: Option<&str>) -> String {
@@ -202,7 +225,7 @@ pub fn search_query(aspect: &str, subject: Option<&str>) -> String {
         }
     } else {
         let terms = key_terms(&aspect_t, subject);
-        let terms: Vec<&str> = terms.into_iter().take(6).collect();
+        let terms: Vec<&str> = terms.into_iter().take(MAX_TERMS).collect();
         let mut parts: Vec<&str> = Vec::new();
         if let Some(s) = subject {
             parts.push(s);
@@ -299,7 +322,7 @@ mod tests {
             Some("President Obama"),
         );
         assert_eq!(q, "President Obama US gun laws BBC interview");
-        assert!(q.split_whitespace().count() <= 8);
+        assert!(q.split_whitespace().count() <= 2 + MAX_TERMS);
     }
 
     #[test]
@@ -340,7 +363,7 @@ mod tests {
         ) {
             let q = search_query(&aspect, subject.as_deref());
             let subject_words = subject.as_deref().map(|s| s.split_whitespace().count()).unwrap_or(0);
-            proptest::prop_assert!(q.split_whitespace().count() <= subject_words + 6 || aspect.split_whitespace().count() <= 3);
+            proptest::prop_assert!(q.split_whitespace().count() <= subject_words + MAX_TERMS || aspect.split_whitespace().count() <= 3);
             let _ = refined_query(&aspect, subject.as_deref(), &[text.as_str()]);
         }
     }

@@ -566,6 +566,12 @@ fn coverages(
     let mut scored = Vec::new();
     for (pi, p) in passages.iter().enumerate() {
         let bags = &read.sentences[pi];
+        // A passage that never names what the question names speaks of
+        // what it was found for when it refers back to it ("The game was
+        // released ...") in any sentence, not only its first.
+        let unnamed = !terms
+            .name_terms()
+            .any(|t| read.titles[pi].contains(t) || bags.iter().any(|b| b.contains(t)));
         for (si, s) in p.sentences.iter().enumerate() {
             let mut context = read.titles[pi].clone();
             for j in [si.wrapping_sub(1), si + 1] {
@@ -575,7 +581,7 @@ fn coverages(
             }
             // A passage that opens with "It was released..." speaks of what
             // it was found for: the question's names are its context.
-            if si == 0 && opens_with_pronoun(s) {
+            if (si == 0 || unnamed) && opens_with_pronoun(s) {
                 context.extend(terms.name_terms().cloned());
             }
             let mut coverage = terms.coverage(&bags[si], &context);
@@ -975,6 +981,20 @@ mod tests {
         assert_eq!(
             answer("What was Orbitex's revenue in Q1 2021?", &texts).as_deref(),
             Some("$10.39 billion")
+        );
+    }
+
+    #[test]
+    fn a_passage_that_refers_back_speaks_of_what_it_was_found_for() {
+        // A snippet found for the question never names the game: its second
+        // sentence's "The game" is the game asked about.
+        let texts = [
+            "The game was announced during the Orbit Direct presentation on January 12, 2017. The game was released on December 1, 2017 in Japan, North America and Europe.",
+            "Zenthra Tales 2 is a 2017 role-playing game published for the Orbit console.",
+        ];
+        assert_eq!(
+            answer("When was Zenthra Tales 2 released?", &texts).as_deref(),
+            Some("December 1, 2017")
         );
     }
 

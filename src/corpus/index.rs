@@ -188,7 +188,7 @@ impl CorpusIndex {
         // A page's passages in score order: its score is its best passage's
         // plus a share of its second best (a page that answers in two places
         // is a better bet than one lucky passage).
-        let mut pages: Vec<(usize, f32, f32, tantivy::DocAddress)> = Vec::new();
+        let mut pages: Vec<(usize, f32, Option<f32>, tantivy::DocAddress)> = Vec::new();
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
             let Some(ord) = d.get_first(self.ord).and_then(|v| v.as_u64()) else {
@@ -198,14 +198,20 @@ impl CorpusIndex {
             if self.stubs.contains(&ord) {
                 continue;
             }
+            // Scores come best first: a page's first passage is its best,
+            // the next one its second best.
             match pages.iter_mut().find(|p| p.0 == ord) {
-                Some(p) => p.2 = p.2.max(score).min(p.1),
-                None => pages.push((ord, score, 0.0, addr)),
+                Some(p) => {
+                    p.2.get_or_insert(score);
+                }
+                None => pages.push((ord, score, None, addr)),
             }
         }
         let mut ranked: Vec<(usize, f32, tantivy::DocAddress)> = pages
             .into_iter()
-            .map(|(ord, best, second, addr)| (ord, best + SECOND_PASSAGE * second, addr))
+            .map(|(ord, best, second, addr)| {
+                (ord, best + SECOND_PASSAGE * second.unwrap_or(0.0), addr)
+            })
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(limit.max(1));

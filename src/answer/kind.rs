@@ -320,6 +320,47 @@ pub fn is_phrased_as_question(text: &str) -> bool {
         })
 }
 
+/// Whether a question asks for several things of one kind: its "what" or
+/// "which" phrase ends in a plural noun ("What kinds of indexes ...",
+/// "Which journal modes does ...", "which cities have adopted it"), not a
+/// singular one ("Which country won ...").
+pub fn asks_for_list(question: &str) -> bool {
+    const AUX: &[&str] = &[
+        "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+        "have", "has", "had", "may", "might", "must",
+    ];
+    let w = words(question);
+    let Some(i) = w
+        .iter()
+        .position(|t| matches!(t.as_str(), "what" | "which"))
+    else {
+        return false;
+    };
+    // The phrase runs to the verb that follows it; without one close by
+    // ("Which country won the most medals"), it is its first word.
+    let phrase: Vec<&str> = w[i + 1..].iter().take(4).map(String::as_str).collect();
+    let head = match phrase.iter().position(|t| AUX.contains(t)) {
+        // "What is the default ...": the verb comes first, no phrase.
+        Some(0) => None,
+        Some(k) => Some(phrase[k - 1]),
+        None => phrase.first().copied(),
+    };
+    head.is_some_and(is_plural)
+}
+
+/// Whether an English noun reads as a plural: "-s" but not "-ss", "-us",
+/// "-is" ("class", "status", "analysis"), or an irregular plural.
+fn is_plural(w: &str) -> bool {
+    matches!(
+        w,
+        "people" | "children" | "men" | "women" | "criteria" | "data"
+    ) || w.len() > 3
+        && w.ends_with('s')
+        && !w.ends_with("ss")
+        && !w.ends_with("us")
+        && !w.ends_with("is")
+}
+
 /// What kind of value answers `question` (a question or a sub-question).
 pub fn expected(question: &str) -> AnswerType {
     if cjk::has_cjk(question) {
@@ -547,6 +588,28 @@ fn expected_cjk(q: &str) -> AnswerType {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_plural_after_what_or_which_asks_for_a_list() {
+        for q in [
+            "What kinds of indexes can I create in PostgreSQL?",
+            "Which journal modes does SQLite support?",
+            "which cities have adopted it",
+            "Which transaction isolation levels are there, and which is the default?",
+            "What storage strategies can a column use?",
+        ] {
+            assert!(super::asks_for_list(q), "{q}");
+        }
+        for q in [
+            "Which country won the most medals at the 2018 Winter Olympics?",
+            "What is the default value of shared_buffers?",
+            "What affinity does a column declared as DATETIME get?",
+            "What was the status of the licence?",
+            "How does write-ahead logging work?",
+        ] {
+            assert!(!super::asks_for_list(q), "{q}");
+        }
+    }
+
     use super::AnswerType::*;
     use super::*;
 

@@ -314,7 +314,33 @@ struct Judging<'a> {
     terms: &'a Terms,
     entity: &'a str,
     asks_current: bool,
+    /// The aspect asks for several things of one kind ([`crate::answer::asks_for_list`]).
+    asks_list: bool,
     today: Option<chrono::NaiveDate>,
+}
+
+/// Items of a list a sentence runs through are short: at most this many words.
+const LIST_ITEM_WORDS: usize = 4;
+
+/// Whether a unit names several things: a carried list or table, or a
+/// sentence running through three or more short items ("B-tree, Hash,
+/// GiST and BRIN"; "Port Alder, Velmont, Haverlund and Castellan Bay"),
+/// not one whose commas part clauses.
+fn enumerates(u: &sentences::Unit<'_>) -> bool {
+    if u.carries_block() {
+        return true;
+    }
+    let segments: Vec<&str> = u.head.split(", ").collect();
+    let Some((last, rest)) = segments.split_last() else {
+        return false;
+    };
+    let interior = rest.get(1..).unwrap_or_default();
+    let last = format!(" {}", last.to_lowercase());
+    !interior.is_empty()
+        && interior
+            .iter()
+            .all(|i| i.split_whitespace().count() <= LIST_ITEM_WORDS)
+        && (last.contains(" and ") || last.contains(" or "))
 }
 
 /// A unit's score from its `base` (its terms' weights and how it names the
@@ -342,6 +368,11 @@ fn judged_score(u: &sentences::Unit<'_>, lower: &str, base: f64, cx: &Judging<'_
     // "Today" asks for the value in force now: a sentence saying
     // what holds now answers it, one announcing a change to come
     // (every date it names still ahead) does not.
+    // A question asking for several things is answered by a sentence
+    // that names several.
+    if cx.asks_list && enumerates(u) {
+        score += 1.0;
+    }
     if cx.asks_current
         && CURRENT_MARKERS
             .iter()
@@ -417,6 +448,7 @@ pub(super) fn extract(
         terms: &terms,
         entity,
         asks_current,
+        asks_list: crate::answer::asks_for_list(aspect),
         today: today_date,
     };
     for url in order {
@@ -533,6 +565,28 @@ pub(super) fn extract(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_running_through_short_items_enumerates() {
+        let unit = |s| sentences::Unit {
+            text: s,
+            head: s,
+            header: None,
+        };
+        for s in [
+            "The server provides several index kinds: Alpha, Beta, Gamma-2, Delta, and the extension Omega.",
+            "Four cities publish feeds: Port Alder, Velmont, Haverlund and Castellan Bay.",
+        ] {
+            assert!(enumerates(&unit(s)), "{s}");
+        }
+        for s in [
+            "Normally, the planner makes reasonable choices about index usage (e.g., it avoids them when retrieving common values, so the earlier example only saves index size), and bad choices are rare.",
+            "The index is rebuilt and the table is locked.",
+            "In May, the company said it had raised money and hired staff.",
+        ] {
+            assert!(!enumerates(&unit(s)), "{s}");
+        }
+    }
 
     #[test]
     fn extracts_relevant_verbatim_sentences() {

@@ -234,6 +234,25 @@ fn aspects_of<'a>(units: &'a [Findings], merged: &'a [FieldView]) -> Vec<Aspect<
     aspects
 }
 
+/// An aspect's findings with the one the merge settled on first (its
+/// better finding, or the merged value's quote) when the merge is sure of
+/// it, for an answer in sentences: what several sources support leads, not
+/// the first found. An uncertain merge keeps the research's order.
+fn led_by_the_strongest(a: &Aspect) -> Findings {
+    let mut unit = a.unit.clone();
+    let lead = a
+        .view
+        .filter(|v| !v.uncertain)
+        .map(|v| a.pick.map_or(v.quote.as_str(), |f| f.quote.as_str()));
+    if unit.answer.is_none()
+        && let Some(i) = lead.and_then(|q| unit.findings.iter().position(|f| f.quote == q))
+    {
+        let f = unit.findings.remove(i);
+        unit.findings.insert(0, f);
+    }
+    unit
+}
+
 /// The Answer section: the direct answers to sub-questions asking for a
 /// value, the lead, one line per other aspect, and what the sources did not
 /// say.
@@ -246,7 +265,8 @@ fn answer_section(
     let mut md = String::from("## Answer\n\n");
     // Sub-questions asking for a value are answered first, by the value.
     let direct_labels: Vec<String> = aspects.iter().map(|a| a.label.clone()).collect();
-    let direct_units: Vec<&Findings> = aspects.iter().map(|a| a.unit).collect();
+    let led: Vec<Findings> = aspects.iter().map(led_by_the_strongest).collect();
+    let direct_units: Vec<&Findings> = led.iter().collect();
     let direct = super::answers::direct_answers(&direct_labels, &direct_units, aspects.len() == 1);
     md.push_str(&direct.answers);
     let rest: Vec<&Aspect> = aspects

@@ -76,6 +76,42 @@ fn sources_agreeing_on_a_value_are_counted_not_contested() {
 }
 
 #[test]
+fn a_question_asking_which_ones_is_answered_by_the_sentence_naming_them() {
+    let sb = Sandbox::new();
+    let dir = corpus(
+        &sb,
+        &[
+            (
+                "kinds.md",
+                "# Brine store kinds
+
+Brine can build stores while using several CPUs. Brine provides several store kinds: Ledger, Heap, Ring, Burst, and the plugin Vault. Each store kind suits other access patterns.
+",
+            ),
+            (
+                "create.md",
+                "# CREATE STORE
+
+CREATE STORE makes a new store in Brine. The store name must be unique within its schema.
+",
+            ),
+        ],
+    );
+    let (code, report) = ask(&sb, &dir, "What kinds of stores can I create in Brine?");
+    assert_eq!(code, 0, "{report}");
+    let answer = section(&report, "Answer");
+    // The answer is said first, in the sentence naming the kinds, not
+    // behind a lead-in of the strongest quotes.
+    assert!(
+        answer
+            .trim_start()
+            .starts_with("\"Brine provides several store kinds: Ledger, Heap, Ring, Burst, and the plugin Vault.\""),
+        "{report}"
+    );
+    assert!(!answer.contains("In short"), "{report}");
+}
+
+#[test]
 fn when_the_sources_do_not_say_the_report_says_so_and_the_run_ends_not_answered() {
     let sb = Sandbox::new();
     let dir = corpus(

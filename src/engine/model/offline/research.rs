@@ -320,6 +320,15 @@ fn submit(
         if p.value.is_some() || !p.answered {
             args["answer"] = json!(p.value.clone().unwrap_or_default());
         }
+    } else if !kept.is_empty() && explains(aspect) {
+        // A question answered in sentences (how, why, what is, which
+        // ones): the best sentences found are its answer.
+        args["answered"] = json!(true);
     }
     (summary.clone(), vec![(SUBMIT_FINDINGS, args)])
+}
+
+/// Whether an aspect is a question whose answer is sentences, not a value.
+fn explains(aspect: &str) -> bool {
+    crate::answer::is_phrased_as_question(aspect) && !crate::answer::expected(aspect).is_span()
 }

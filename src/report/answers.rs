@@ -18,9 +18,13 @@ pub fn capitalize(s: &str) -> String {
 /// Whether a unit's answer is settled by the direct answers (a value, or
 /// the researcher's word that the sources do not say).
 pub fn is_direct(unit: &Findings) -> bool {
-    unit.answer.is_some()
-        || unit.answered == Some(false)
-        || (unit.answered == Some(true) && !unit.findings.is_empty())
+    unit.answer.is_some() || unit.answered == Some(false) || in_sentences(unit)
+}
+
+/// Whether a unit is answered in sentences (how, why, what is, which
+/// ones): the researcher said it is answered, and by no single value.
+pub fn in_sentences(unit: &Findings) -> bool {
+    unit.answered == Some(true) && unit.answer.is_none() && !unit.findings.is_empty()
 }
 
 /// A sub-question as a clause after "The sources do not say": "Who won X?"
@@ -93,7 +97,7 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
                 quote(&best.quote),
                 best.source
             ));
-        } else if unit.answered == Some(true) && !unit.findings.is_empty() {
+        } else if in_sentences(unit) {
             // An answer in sentences: the sentences the research chose for
             // it (the parts of a question asking several things can sit
             // in one source), each once, in order.

@@ -423,6 +423,10 @@ fn history_section(aspects: &[Aspect]) -> String {
 fn conflicts_section(aspects: &[Aspect]) -> String {
     let disputed: Vec<(&str, &FieldView)> = aspects
         .iter()
+        // An answer in sentences has no value to dispute: its sentences
+        // are several facts about it, not rival answers (its earlier
+        // statements are in History).
+        .filter(|a| !super::answers::in_sentences(a.unit))
         .filter_map(|a| {
             a.view
                 .filter(|v| {

@@ -109,6 +109,9 @@ CREATE STORE makes a new store in Brine. The store name must be unique within it
         "{report}"
     );
     assert!(!answer.contains("In short"), "{report}");
+    // Several facts about the kinds are not rival answers.
+    assert!(!report.contains("## Conflicts"), "{report}");
+    assert!(!report.contains("disputed"), "{report}");
 }
 
 #[test]

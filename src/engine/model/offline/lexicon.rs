@@ -209,8 +209,8 @@ pub(super) const STOP: &[&str] = &[
     "the", "and", "for", "with", "its", "their", "of", "in", "on", "to", "a", "an", "is", "are",
     "what", "how", "who", "which", "status", "current", "today", "any", "all", "about", "did",
     "does", "his", "her", "this", "that", "from", "into", "have", "has", "had", "was", "were",
-    "when", "where", "why", "must", "will", "would", "could", "should", "each", "evidence",
-    "listed",
+    "when", "where", "why", "must", "will", "would", "could", "should", "can", "may", "might",
+    "shall", "you", "your", "they", "them", "our", "she", "him", "each", "evidence", "listed",
 ];
 
 pub(super) struct Terms {

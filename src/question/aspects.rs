@@ -553,6 +553,30 @@ pub fn comparison_items(question: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Where a question that opens with a choice ("A or B: ...", "A or B?
+/// ...") ends its items: at its first colon or question mark, when the
+/// words before it are a short "or" list with no question word.
+fn leading_choice(lower: &str) -> Option<usize> {
+    let p = lower.find([':', '?'])?;
+    let head = &lower[..p];
+    (head.contains(" or ") && head.split_whitespace().count() <= 8 && !asks(head)).then_some(p)
+}
+
+/// Whether a clause asks something: it has a question word or opens
+/// with a verb that starts a question ("is it ...", "should I ...").
+fn asks(clause: &str) -> bool {
+    let lower = clause.to_lowercase();
+    let mut words = lower.split_whitespace();
+    let first = words.next().unwrap_or("");
+    matches!(first, "is" | "are" | "does" | "do" | "should" | "can")
+        || std::iter::once(first).chain(words).any(|w| {
+            matches!(
+                w,
+                "what" | "which" | "who" | "how" | "why" | "when" | "where"
+            )
+        })
+}
+
 /// Items, criteria, and whether the criteria followed `for`.
 fn comparison_parts(q: &str) -> Option<(Vec<String>, Vec<String>, bool)> {
     let f = Folded::new(q);
@@ -606,6 +630,10 @@ fn comparison_parts(q: &str) -> Option<(Vec<String>, Vec<String>, bool)> {
         (s, None)
     } else if let Some(p) = lower.rfind(", ").filter(|&p| lower[p..].contains(" or ")) {
         (p + 2, None)
+    } else if let Some(p) = leading_choice(lower) {
+        // "json or jsonb: what is the difference?": the items open the
+        // question, before its first break.
+        (0, Some(p))
     } else {
         return None;
     };
@@ -631,9 +659,11 @@ fn comparison_parts(q: &str) -> Option<(Vec<String>, Vec<String>, bool)> {
             crit_at = p;
             let crit = f.slice(p + marker.len(), lower.len());
             let crit = crit.split(['?', '.', '\n']).next().unwrap_or(crit);
+            // A clause that asks ("what is the difference", "how do they
+            // differ") is the comparison itself, not an attribute of it.
             criteria = split_list(crit)
                 .into_iter()
-                .filter(|c| c.split_whitespace().count() <= 4)
+                .filter(|c| c.split_whitespace().count() <= 4 && !asks(c))
                 .collect();
             with_for = *is_for;
         }
@@ -702,6 +732,27 @@ mod tests {
                 "pricing",
                 "merchant sentiment"
             ]
+        );
+    }
+
+    #[test]
+    fn a_question_opening_with_a_choice_names_its_items() {
+        assert_eq!(
+            comparison_items("json or jsonb: what is the difference?"),
+            vec!["json", "jsonb"]
+        );
+        assert_eq!(
+            comparison_items("Rustls or OpenSSL? Which should I link against"),
+            vec!["Rustls", "OpenSSL"]
+        );
+        // A question word before the "or" is not a choice that opens it.
+        assert!(comparison_items("Is it fast or slow: a review").is_empty());
+        // The clause after the choice asks; it is no attribute of the items.
+        let d = decompose("json or jsonb: what is the difference?", None);
+        assert!(
+            d.aspects.iter().all(|a| !a.contains("what is")),
+            "{:?}",
+            d.aspects
         );
     }
 

@@ -569,12 +569,7 @@ fn asks(clause: &str) -> bool {
     let mut words = lower.split_whitespace();
     let first = words.next().unwrap_or("");
     matches!(first, "is" | "are" | "does" | "do" | "should" | "can")
-        || std::iter::once(first).chain(words).any(|w| {
-            matches!(
-                w,
-                "what" | "which" | "who" | "how" | "why" | "when" | "where"
-            )
-        })
+        || std::iter::once(first).chain(words).any(is_wh)
 }
 
 /// Items, criteria, and whether the criteria followed `for`.

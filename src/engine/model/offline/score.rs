@@ -282,12 +282,7 @@ impl Weights {
                 n_sentences += 1;
                 let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
                 let lower = s.to_lowercase();
-                let keys: BTreeSet<String> = terms
-                    .stems
-                    .iter()
-                    .filter(|t| stems.contains(*t))
-                    .map(|t| spelling_key(t))
-                    .collect();
+                let keys = term_keys(terms, &stems);
                 for k in keys {
                     *df.entry(k).or_default() += 1;
                 }
@@ -317,6 +312,17 @@ struct Judging<'a> {
     /// The aspect asks for several things of one kind ([`crate::answer::asks_for_list`]).
     asks_list: bool,
     today: Option<chrono::NaiveDate>,
+}
+
+/// The aspect's terms a sentence's stems hold, each once whatever its
+/// spelling ([`spelling_key`]).
+fn term_keys(terms: &Terms, stems: &BTreeSet<String>) -> BTreeSet<String> {
+    terms
+        .stems
+        .iter()
+        .filter(|t| stems.contains(*t))
+        .map(|t| spelling_key(t))
+        .collect()
 }
 
 /// Items of a list a sentence runs through are short: at most this many words.
@@ -483,12 +489,7 @@ pub(super) fn extract(
             let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
             // Each term counts once, whatever spellings the sentence uses
             // ("License ... that licence" is one mention of a licence).
-            let by_term: BTreeSet<String> = terms
-                .stems
-                .iter()
-                .filter(|t| stems.contains(*t))
-                .map(|t| spelling_key(t))
-                .collect();
+            let by_term = term_keys(&terms, &stems);
             let hits: f64 = by_term.iter().map(|k| weight(k)).sum::<f64>()
                 + terms
                     .phrases

@@ -7,6 +7,9 @@
 //! (`question::search_query`) and as typed. A set whose manual is not
 //! installed is skipped with the `apt-get install` it needs. Not a test: it
 //! measures and prints.
+//! With `DRA_EMBED_MODEL` set it also measures hybrid ranking, over BM25's
+//! best passages and over every passage (vectors kept in the cache dir);
+//! `DRA_BENCH_RANKERS=bm25,full` picks rankers.
 //!   usage: cargo bench --bench retrieval [-- FILTER]
 #![allow(
     clippy::unwrap_used,
@@ -21,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use dra::corpus::{Corpus, LoadOptions};
+use dra::embed::store::VectorStore;
 use serde_json::Value;
 
 struct Pair {
@@ -32,6 +36,10 @@ struct Pair {
 }
 
 const K: usize = 10;
+
+/// BM25 alone; fused with dense similarity over BM25's best passages (a
+/// first run); fused over every passage (after `dra index`).
+const RANKERS: &[&str] = &["bm25", "hybrid", "full"];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let filter = std::env::args()
@@ -101,12 +109,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    // (gold, set, query form) -> (pairs, hits@1, hits@5, hits@10, reciprocal ranks)
-    let mut tally: BTreeMap<(String, String, &str), [f64; 5]> = BTreeMap::new();
+    // (gold, set, ranker, query form) -> (pairs, hits@1, hits@5, hits@10, reciprocal ranks)
+    let mut tally: BTreeMap<(String, String, &str, &str), [f64; 5]> = BTreeMap::new();
+    let embedder: Option<std::sync::Arc<dyn dra::embed::Embedder>> =
+        match std::env::var_os(dra::embed::MODEL_KEY) {
+            Some(dir) => Some(std::sync::Arc::new(dra::embed::load(Path::new(&dir))?)),
+            None => {
+                eprintln!("{} is not set: BM25 only", dra::embed::MODEL_KEY);
+                None
+            }
+        };
     let mut misses: Vec<String> = Vec::new();
     for (dir, pairs) in &by_corpus {
         let started = Instant::now();
-        let corpus = Corpus::load(dir, &LoadOptions::default())?;
+        let mut corpus = Corpus::load(dir, &LoadOptions::default())?;
         println!(
             "{}: {} documents loaded and indexed in {:.2} s",
             dir.display(),
@@ -117,71 +133,101 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "file://{}/",
             dir.display().to_string().trim_end_matches('/')
         );
-        let started = Instant::now();
-        let mut searches = 0usize;
-        for p in pairs {
-            for (form, query) in [
-                (
-                    "first query",
-                    dra::question::search_query(&p.question, None),
-                ),
-                ("as typed", p.question.clone()),
-            ] {
-                let hits = corpus.search(&query, K)?;
-                searches += 1;
-                let rank = hits.iter().position(|h| {
-                    let url = &corpus.docs()[h.doc].url;
-                    let rel = url.strip_prefix(&prefix).unwrap_or(url);
-                    p.pages.iter().any(|g| g == rel)
-                });
-                let t = tally
-                    .entry((p.gold.to_string(), p.set.clone(), form))
-                    .or_default();
-                t[0] += 1.0;
-                if let Some(r) = rank {
-                    t[1] += f64::from(u8::from(r < 1));
-                    t[2] += f64::from(u8::from(r < 5));
-                    t[3] += 1.0;
-                    t[4] += 1.0 / (r as f64 + 1.0);
-                }
-                if form == "first query" && rank.is_none_or(|r| r >= 5) {
-                    let top: Vec<String> = hits
-                        .iter()
-                        .take(3)
-                        .map(|h| {
-                            let url = &corpus.docs()[h.doc].url;
-                            url.strip_prefix(&prefix).unwrap_or(url).to_string()
-                        })
-                        .collect();
-                    misses.push(format!(
-                        "  {:<28} rank {:<4} {query:?} -> {}",
-                        p.id,
-                        rank.map_or("-".to_string(), |r| (r + 1).to_string()),
-                        top.join(", ")
-                    ));
+        let only = std::env::var("DRA_BENCH_RANKERS").unwrap_or_default();
+        for &ranker in RANKERS {
+            if !only.is_empty() && !only.split(',').any(|r| r == ranker) {
+                continue;
+            }
+            if ranker != "bm25" {
+                let Some(model) = &embedder else { continue };
+                let id = model.id().to_string();
+                let store = if ranker == "hybrid" {
+                    // Vectors only for the passages BM25 finds, as a first run has.
+                    VectorStore::in_memory(&id, model.dim())
+                } else {
+                    // Every passage embedded (`dra index`), kept between bench runs.
+                    let file = dra::embed::store::path_for(dir, &id).unwrap();
+                    VectorStore::open(&file, &id, model.dim())
+                };
+                corpus.set_embedder(model.clone(), store)?;
+                if ranker == "full" {
+                    let (all, before) = corpus.dense_coverage().unwrap_or_default();
+                    let started = Instant::now();
+                    corpus.embed_all(32, &mut |_, _| {})?;
+                    let secs = started.elapsed().as_secs_f64();
+                    println!(
+                        "  embedded {} of {all} passages in {secs:.1} s ({:.1} passages/s)",
+                        all - before,
+                        (all - before) as f64 / secs.max(1e-9)
+                    );
                 }
             }
+            let started = Instant::now();
+            let mut searches = 0usize;
+            for p in pairs {
+                for (form, query) in [
+                    (
+                        "first query",
+                        dra::question::search_query(&p.question, None),
+                    ),
+                    ("as typed", p.question.clone()),
+                ] {
+                    let hits = corpus.search(&query, K)?;
+                    searches += 1;
+                    let rank = hits.iter().position(|h| {
+                        let url = &corpus.docs()[h.doc].url;
+                        let rel = url.strip_prefix(&prefix).unwrap_or(url);
+                        p.pages.iter().any(|g| g == rel)
+                    });
+                    let t = tally
+                        .entry((p.gold.to_string(), p.set.clone(), ranker, form))
+                        .or_default();
+                    t[0] += 1.0;
+                    if let Some(r) = rank {
+                        t[1] += f64::from(u8::from(r < 1));
+                        t[2] += f64::from(u8::from(r < 5));
+                        t[3] += 1.0;
+                        t[4] += 1.0 / (r as f64 + 1.0);
+                    }
+                    if form == "first query" && rank.is_none_or(|r| r >= 5) {
+                        let top: Vec<String> = hits
+                            .iter()
+                            .take(3)
+                            .map(|h| {
+                                let url = &corpus.docs()[h.doc].url;
+                                url.strip_prefix(&prefix).unwrap_or(url).to_string()
+                            })
+                            .collect();
+                        misses.push(format!(
+                            "  {:<28} rank {:<4} {query:?} -> {}",
+                            p.id,
+                            rank.map_or("-".to_string(), |r| (r + 1).to_string()),
+                            top.join(", ")
+                        ));
+                    }
+                }
+            }
+            println!(
+                "  {searches} searches in {:.1} ms each",
+                started.elapsed().as_secs_f64() * 1000.0 / searches.max(1) as f64
+            );
         }
-        println!(
-            "  {searches} searches in {:.1} ms each",
-            started.elapsed().as_secs_f64() * 1000.0 / searches.max(1) as f64
-        );
     }
 
     println!(
-        "\n{:<10} {:<12} {:<12} {:>5} {:>6} {:>6} {:>6} {:>6}",
-        "gold", "set", "query", "pairs", "R@1", "R@5", "R@10", "MRR"
+        "\n{:<10} {:<12} {:<7} {:<12} {:>5} {:>6} {:>6} {:>6} {:>6}",
+        "gold", "set", "ranker", "query", "pairs", "R@1", "R@5", "R@10", "MRR"
     );
-    let mut totals: BTreeMap<(String, &str), [f64; 5]> = BTreeMap::new();
-    for ((gold, set, form), t) in &tally {
-        row(gold, set, form, t);
-        let s = totals.entry((gold.clone(), form)).or_default();
+    let mut totals: BTreeMap<(String, &str, &str), [f64; 5]> = BTreeMap::new();
+    for ((gold, set, ranker, form), t) in &tally {
+        row(gold, set, ranker, form, t);
+        let s = totals.entry((gold.clone(), ranker, form)).or_default();
         for (a, b) in s.iter_mut().zip(t) {
             *a += b;
         }
     }
-    for ((gold, form), t) in &totals {
-        row(gold, "all", form, t);
+    for ((gold, ranker, form), t) in &totals {
+        row(gold, "all", ranker, form, t);
     }
     println!("\nfirst-query misses (not in the top 5; top 3 shown):");
     for m in misses {
@@ -190,10 +236,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn row(gold: &str, set: &str, form: &str, t: &[f64; 5]) {
+fn row(gold: &str, set: &str, ranker: &str, form: &str, t: &[f64; 5]) {
     let n = t[0].max(1.0);
     println!(
-        "{gold:<10} {set:<12} {form:<12} {:>5} {:>5.0}% {:>5.0}% {:>5.0}% {:>6.3}",
+        "{gold:<10} {set:<12} {ranker:<7} {form:<12} {:>5} {:>5.0}% {:>5.0}% {:>5.0}% {:>6.3}",
         t[0],
         100.0 * t[1] / n,
         100.0 * t[2] / n,

@@ -31,6 +31,9 @@ _dra() {
             dra,help)
                 cmd="dra__subcmd__help"
                 ;;
+            dra,index)
+                cmd="dra__subcmd__index"
+                ;;
             dra,lint-report)
                 cmd="dra__subcmd__lint__subcmd__report"
                 ;;
@@ -64,6 +67,9 @@ _dra() {
             dra__subcmd__help,help)
                 cmd="dra__subcmd__help__subcmd__help"
                 ;;
+            dra__subcmd__help,index)
+                cmd="dra__subcmd__help__subcmd__index"
+                ;;
             dra__subcmd__help,lint-report)
                 cmd="dra__subcmd__help__subcmd__lint__subcmd__report"
                 ;;
@@ -89,7 +95,7 @@ _dra() {
 
     case "${cmd}" in
         dra)
-            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers runs eval lint-report mcp-serve completions man help"
+            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers index runs eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,7 +301,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help)
-            opts="ask resume doctor tiers runs eval lint-report mcp-serve completions man help"
+            opts="ask resume doctor tiers index runs eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -365,6 +371,20 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__help__subcmd__index)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -455,6 +475,32 @@ _dra() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__index)
+            opts="-q -v -h --json --color --quiet --verbose --runs-dir --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --runs-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

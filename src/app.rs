@@ -282,6 +282,78 @@ impl Fetcher for NoWeb {
 
 type Backends = (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String);
 
+/// Loads the corpus at `path` with the settings' caps (and the embedding
+/// model, when one is set); returns it with its label for people
+/// ("the corpus DIR (N documents)"). Loader warnings go to `notes`.
+pub fn open_corpus(
+    settings: &Settings,
+    path: &std::path::Path,
+    progress: Option<Arc<crate::corpus::Progress>>,
+    notes: &mut Vec<Note>,
+) -> Result<(Corpus, String), SetupError> {
+    let opts = crate::corpus::LoadOptions {
+        max_file_bytes: settings.corpus.max_file_bytes,
+        max_document_bytes: settings.corpus.max_document_bytes,
+        max_total_bytes: settings.corpus.max_total_bytes,
+        // dra's own output is never evidence.
+        skip_dirs: vec![settings.runs_dir.clone()],
+        progress,
+    };
+    let mut corpus = Corpus::load(path, &opts).map_err(|e| SetupError::Usage(e.to_string()))?;
+    let ranking = rank_by_meaning(settings, path, &mut corpus, notes)?;
+    notes.extend(
+        corpus
+            .warnings()
+            .iter()
+            .map(|w| Note::warning(crate::corpus::printable(w))),
+    );
+    let label = format!(
+        "the corpus {} ({} documents{ranking})",
+        path.display(),
+        corpus.len()
+    );
+    Ok((corpus, label))
+}
+
+/// Gives corpus search the embedding model `DRA_EMBED_MODEL` names, if any,
+/// with the vectors kept for this corpus; returns what to add to the
+/// corpus's label. A folder that does not load is a usage error naming it.
+fn rank_by_meaning(
+    settings: &Settings,
+    path: &std::path::Path,
+    corpus: &mut Corpus,
+    notes: &mut Vec<Note>,
+) -> Result<String, SetupError> {
+    use crate::embed::Embedder as _;
+    use crate::embed::store::{VectorStore, path_for};
+    let Some(dir) = &settings.corpus.embed_model else {
+        return Ok(String::new());
+    };
+    let model = crate::embed::load(dir).map_err(|e| SetupError::Usage(e.to_string()))?;
+    let id = model.id().to_string();
+    let store = match path_for(path, &id) {
+        Some(file) => VectorStore::open(&file, &id, model.dim()),
+        None => VectorStore::in_memory(&id, model.dim()),
+    };
+    if let Some(why) = &store.discarded {
+        notes.push(Note::warning(format!(
+            "the stored passage vectors of this corpus were not usable ({why}): they are computed again"
+        )));
+    }
+    corpus
+        .set_embedder(Arc::new(model), store)
+        .map_err(|e| SetupError::Failure(e.to_string()))?;
+    let (all, known) = corpus.dense_coverage().unwrap_or_default();
+    let mut label = format!("; searched by words and by meaning with {id}");
+    if known < all {
+        label.push_str(&format!(
+            ", {known} of {all} passages embedded: `dra index {}` embeds the rest",
+            path.display()
+        ));
+    }
+    Ok(label)
+}
+
 fn backends(
     settings: &Settings,
     source: &EvidenceSource,
@@ -290,22 +362,7 @@ fn backends(
 ) -> Result<Backends, SetupError> {
     match source {
         EvidenceSource::Corpus(path) => {
-            let opts = crate::corpus::LoadOptions {
-                max_file_bytes: settings.corpus.max_file_bytes,
-                max_document_bytes: settings.corpus.max_document_bytes,
-                max_total_bytes: settings.corpus.max_total_bytes,
-                // dra's own output is never evidence.
-                skip_dirs: vec![settings.runs_dir.clone()],
-                progress,
-            };
-            let corpus = Corpus::load(path, &opts).map_err(|e| SetupError::Usage(e.to_string()))?;
-            notes.extend(
-                corpus
-                    .warnings()
-                    .iter()
-                    .map(|w| Note::warning(crate::corpus::printable(w))),
-            );
-            let label = format!("the corpus {} ({} documents)", path.display(), corpus.len());
+            let (corpus, label) = open_corpus(settings, path, progress, notes)?;
             let web = CorpusWeb::new(Arc::new(corpus));
             Ok((Arc::new(web.clone()), Arc::new(web), label))
         }

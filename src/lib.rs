@@ -11,6 +11,7 @@
 //! - [`config`]: layered settings with provenance, model tiers.
 //! - [`mcp`]: dra as a client of the user's MCP servers (rmcp); its configuration rules are in `config::mcp`.
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
+//! - [`embed`]: sentence embeddings (candle BERT) for search by meaning.
 //! - [`skills`]: the user's skill folders (`SKILL.md`), loaded and bounded.
 //! - [`serve`]: dra as an MCP server (`dra mcp-serve`): research, search, fetch and runs as tools.
 //! - [`app`]: the composition root: settings and inputs to a ready engine.
@@ -23,6 +24,7 @@ pub mod cli;
 pub mod config;
 pub mod corpus;
 pub mod document;
+pub mod embed;
 pub mod engine;
 pub mod evidence;
 pub mod extend;

@@ -16,6 +16,7 @@ mod clarify;
 mod doctor;
 mod eval;
 pub mod exit;
+mod index;
 mod lint_report;
 mod mcp_serve;
 mod render;
@@ -84,6 +85,8 @@ pub enum Command {
     Doctor,
     /// Show the model tiers and their prices.
     Tiers,
+    /// Embed every passage of a corpus ahead of time (needs DRA_EMBED_MODEL), so `ask --corpus` ranks all of it by meaning.
+    Index(index::IndexArgs),
     /// List recent runs (newest first), or prune old ones with --prune AGE.
     Runs(runs::RunsArgs),
     /// Run the cases of a gold set and print the evaluation metrics.
@@ -123,6 +126,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Resume(args) => resume::run(&cli.global, args),
         Command::Doctor => doctor::run(&cli.global),
         Command::Tiers => tiers::run(&cli.global),
+        Command::Index(args) => index::run(&cli.global, args),
         Command::Runs(args) => runs::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::LintReport(args) => lint_report::run(&cli.global, args),

@@ -121,6 +121,7 @@ pub const TODAY: &str = "DRA_TODAY";
 pub const CORPUS_MAX_BYTES: &str = "DRA_CORPUS_MAX_BYTES";
 pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
 pub const CORPUS_MAX_TOTAL_BYTES: &str = "DRA_CORPUS_MAX_TOTAL_BYTES";
+pub const EMBED_MODEL: &str = "DRA_EMBED_MODEL";
 
 pub const SANDBOX_URL: &str = "LLM_SANDBOX_URL";
 pub const SANDBOX_TOKEN: &str = "LLM_SANDBOX_TOKEN";
@@ -291,6 +292,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Uint { min: 1024 },
         Some("268435456"),
         "Most read from a corpus folder in all, in bytes (256 MiB); later files are skipped with a warning",
+    ),
+    s(
+        EMBED_MODEL,
+        Kind::Path,
+        None,
+        "A sentence-transformers model folder (config.json, model.safetensors, tokenizer.json; e.g. all-MiniLM-L6-v2): corpus search then ranks by meaning as well as words",
     ),
     s(
         RUNS_DIR,

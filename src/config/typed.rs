@@ -124,11 +124,13 @@ impl Default for FetchSettings {
 }
 
 /// Caps on reading a local corpus.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CorpusSettings {
     pub max_file_bytes: u64,
     pub max_document_bytes: u64,
     pub max_total_bytes: u64,
+    /// The sentence-transformers folder dense search embeds with (`DRA_EMBED_MODEL`).
+    pub embed_model: Option<std::path::PathBuf>,
 }
 
 /// `dra mcp-serve`'s settings.
@@ -269,6 +271,7 @@ impl Settings {
                 max_file_bytes: uint(keys::CORPUS_MAX_BYTES),
                 max_document_bytes: uint(keys::CORPUS_MAX_DOCUMENT_BYTES),
                 max_total_bytes: uint(keys::CORPUS_MAX_TOTAL_BYTES),
+                embed_model: c.path(keys::EMBED_MODEL),
             },
             limits: Limits {
                 max_tool_calls: uint(keys::MAX_TOOL_CALLS),

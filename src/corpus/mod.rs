@@ -103,6 +103,30 @@ impl Corpus {
         self.index.search(query, limit)
     }
 
+    /// Search ranks by meaning as well as words from now on, with the
+    /// vectors `store` holds and adds.
+    pub fn set_embedder(
+        &mut self,
+        embedder: std::sync::Arc<dyn crate::embed::Embedder>,
+        store: crate::embed::store::VectorStore,
+    ) -> Result<(), CorpusError> {
+        self.index.set_embedder(embedder, store)
+    }
+
+    /// Passages there are, and how many have a vector (with an embedder).
+    pub fn dense_coverage(&self) -> Option<(usize, usize)> {
+        self.index.dense_coverage()
+    }
+
+    /// Embeds every passage without a vector; see [`CorpusIndex::embed_all`].
+    pub fn embed_all(
+        &self,
+        batch: usize,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(), CorpusError> {
+        self.index.embed_all(batch, progress)
+    }
+
     pub fn docs(&self) -> &[RawDocument] {
         &self.docs
     }

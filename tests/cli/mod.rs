@@ -6,6 +6,7 @@ mod commands;
 mod common;
 mod corpus_loading;
 mod custom_tools;
+mod dense;
 mod endings;
 mod follow_up;
 mod instructions;

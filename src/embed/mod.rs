@@ -1,0 +1,71 @@
+//! Sentence embeddings: texts to unit vectors whose dot product says how
+//! close two texts are in meaning, so a question finds the passage that
+//! answers it in other words. [`Embedder`] is the port; [`SentenceBert`]
+//! runs a sentence-transformers BERT model (all-MiniLM-L6-v2, say) in pure
+//! Rust with candle.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod bert;
+pub mod store;
+
+use std::path::{Path, PathBuf};
+
+pub use bert::SentenceBert;
+
+/// The setting that names a sentence-transformers model folder.
+pub const MODEL_KEY: &str = crate::config::settings::EMBED_MODEL;
+
+/// The files a model folder must hold.
+pub const MODEL_FILES: &[&str] = &["config.json", "model.safetensors", "tokenizer.json"];
+
+/// How a model folder failed to load or a text failed to embed.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error(
+        "the embedding model folder {dir} has no {file}: a sentence-transformers folder holds {files}; point {key} at one (e.g. all-MiniLM-L6-v2)",
+        files = MODEL_FILES.join(", "),
+        key = MODEL_KEY
+    )]
+    Missing { dir: PathBuf, file: &'static str },
+    #[error(
+        "the embedding model folder {dir} is damaged ({file}: {detail}); replace the folder {key} names with a fresh copy",
+        key = MODEL_KEY
+    )]
+    Damaged {
+        dir: PathBuf,
+        file: &'static str,
+        detail: String,
+    },
+    #[error("embedding failed: {0}")]
+    Run(String),
+}
+
+/// A sentence embedder: each text becomes a unit vector of [`Embedder::dim`]
+/// numbers; similar meanings have a dot product near 1.
+pub trait Embedder: Send + Sync {
+    /// The model's name and size, for people and cache keys.
+    fn id(&self) -> &str;
+    /// How many numbers each vector holds.
+    fn dim(&self) -> usize;
+    /// One unit vector per text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// The similarity of two unit vectors (their dot product, in -1..=1).
+pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Loads the model a folder holds, checking first that its files are there.
+pub fn load(dir: &Path) -> Result<SentenceBert, EmbedError> {
+    for &file in MODEL_FILES {
+        if !dir.join(file).is_file() {
+            return Err(EmbedError::Missing {
+                dir: dir.to_path_buf(),
+                file,
+            });
+        }
+    }
+    SentenceBert::load(dir)
+}

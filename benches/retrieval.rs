@@ -140,7 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if ranker != "bm25" {
                 let Some(model) = &embedder else { continue };
-                let id = model.id().to_string();
+                let id = model.fingerprint().to_string();
                 let store = if ranker == "hybrid" {
                     // Vectors only for the passages BM25 finds, as a first run has.
                     VectorStore::in_memory(&id, model.dim())

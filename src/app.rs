@@ -331,9 +331,10 @@ fn rank_by_meaning(
     };
     let model = crate::embed::load(dir).map_err(|e| SetupError::Usage(e.to_string()))?;
     let id = model.id().to_string();
-    let store = match path_for(path, &id) {
-        Some(file) => VectorStore::open(&file, &id, model.dim()),
-        None => VectorStore::in_memory(&id, model.dim()),
+    let print = model.fingerprint().to_string();
+    let store = match path_for(path, &print) {
+        Some(file) => VectorStore::open(&file, &print, model.dim()),
+        None => VectorStore::in_memory(&print, model.dim()),
     };
     if let Some(why) = &store.discarded {
         notes.push(Note::warning(format!(

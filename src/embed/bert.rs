@@ -21,6 +21,7 @@ const BATCH: usize = 16;
 
 pub struct SentenceBert {
     id: String,
+    fingerprint: String,
     dim: usize,
     model: BertModel,
     tokenizer: Tokenizer,
@@ -32,6 +33,20 @@ fn damaged(dir: &Path, file: &'static str, detail: impl std::fmt::Display) -> Em
         file,
         detail: detail.to_string(),
     }
+}
+
+/// The start of the SHA-256 of the model's files, in hex.
+fn fingerprint(files: &[&[u8]]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for f in files {
+        h.update((f.len() as u64).to_le_bytes());
+        h.update(f);
+    }
+    h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn run(e: impl std::fmt::Display) -> EmbedError {
@@ -52,11 +67,23 @@ impl SentenceBert {
             .ok_or_else(|| damaged(dir, "config.json", "no hidden_size"))?;
         let weights = std::fs::read(dir.join("model.safetensors"))
             .map_err(|e| damaged(dir, "model.safetensors", e))?;
+        let tokenizer_text = std::fs::read(dir.join("tokenizer.json"))
+            .map_err(|e| damaged(dir, "tokenizer.json", e))?;
+        // The weights' length, start and end stand for them: hashing all of
+        // them would cost every run a quarter of a second.
+        let edge = weights.len().min(1 << 20);
+        let fingerprint = fingerprint(&[
+            config_text.as_bytes(),
+            &tokenizer_text,
+            &weights[..edge],
+            &weights[weights.len() - edge..],
+            &(weights.len() as u64).to_le_bytes(),
+        ]);
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
             .map_err(|e| damaged(dir, "model.safetensors", e))?;
         let model =
             BertModel::load(vb, &config).map_err(|e| damaged(dir, "model.safetensors", e))?;
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+        let mut tokenizer = Tokenizer::from_bytes(&tokenizer_text)
             .map_err(|e| damaged(dir, "tokenizer.json", e))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
@@ -74,6 +101,7 @@ impl SentenceBert {
             .unwrap_or_else(|| PathBuf::from(dir).display().to_string());
         Ok(SentenceBert {
             id: format!("{name} (bert, {dim} dims)"),
+            fingerprint: format!("bert-{dim}-{MAX_TOKENS}-{fingerprint}"),
             dim,
             model,
             tokenizer,
@@ -128,6 +156,10 @@ impl SentenceBert {
 impl Embedder for SentenceBert {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
     }
 
     fn dim(&self) -> usize {

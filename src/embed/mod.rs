@@ -44,8 +44,12 @@ pub enum EmbedError {
 /// A sentence embedder: each text becomes a unit vector of [`Embedder::dim`]
 /// numbers; similar meanings have a dot product near 1.
 pub trait Embedder: Send + Sync {
-    /// The model's name and size, for people and cache keys.
+    /// The model's name and size, for people.
     fn id(&self) -> &str;
+    /// What tells this model's vectors from another's (stored vectors are
+    /// kept per fingerprint): the same files in another folder give the
+    /// same one, another model in a same-named folder a different one.
+    fn fingerprint(&self) -> &str;
     /// How many numbers each vector holds.
     fn dim(&self) -> usize;
     /// One unit vector per text, in order.

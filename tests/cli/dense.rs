@@ -33,6 +33,14 @@ fn model() -> Arc<dyn Embedder> {
 fn the_model_puts_a_paraphrase_nearer_than_shared_words() {
     let m = model();
     assert_eq!(m.dim(), 384);
+    // The same files in another folder are the same model.
+    let copy = tempfile::tempdir().unwrap();
+    for f in dra::embed::MODEL_FILES {
+        std::fs::copy(model_dir().join(f), copy.path().join(f)).unwrap();
+    }
+    let again = dra::embed::load(copy.path()).unwrap();
+    assert_eq!(again.fingerprint(), m.fingerprint());
+    assert_ne!(again.id(), m.id());
     let v = m
         .embed(&[
             "How do I change my password?",
@@ -118,7 +126,7 @@ fn hybrid_search_finds_the_page_that_answers_in_other_words() {
     let mut corpus = Corpus::new("lookalikes".into(), lookalike_corpus()).unwrap();
     let by_words = rank_of(&corpus, query, target);
     let m = model();
-    let store = VectorStore::in_memory(m.id(), m.dim());
+    let store = VectorStore::in_memory(m.fingerprint(), m.dim());
     corpus.set_embedder(m, store).unwrap();
     // Before `dra index`, only the passages BM25 finds get vectors.
     assert_eq!(rank_of(&corpus, query, target), None);
@@ -247,7 +255,7 @@ fn stored_vectors_are_reused_and_a_damaged_store_is_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("v.vec");
     let m = model();
-    let open = || VectorStore::open(&file, m.id(), m.dim());
+    let open = || VectorStore::open(&file, m.fingerprint(), m.dim());
     let index_all = |store: VectorStore| {
         let mut corpus = Corpus::new("lookalikes".into(), lookalike_corpus()).unwrap();
         corpus.set_embedder(m.clone(), store).unwrap();

@@ -404,7 +404,7 @@ pub fn expected(question: &str) -> AnswerType {
     match at(i) {
         "who" | "whom" => AnswerType::Person,
         "whose" => AnswerType::Name,
-        "when" => AnswerType::Date,
+        "when" => when_type(&w, i),
         "where" => AnswerType::Place,
         "why" => AnswerType::Explanation,
         "how" => how_type(&w, i),
@@ -480,6 +480,60 @@ pub fn expected(question: &str) -> AnswerType {
             // "Which is the default": no class, answered in sentences.
             AnswerType::Explanation
         }
+    }
+}
+
+/// Verbs of a moment: "when does X release" asks a date.
+const MOMENT_VERBS: &[&str] = &[
+    "release",
+    "launch",
+    "start",
+    "begin",
+    "end",
+    "finish",
+    "open",
+    "close",
+    "expire",
+    "premiere",
+    "air",
+    "arrive",
+    "ship",
+    "debut",
+    "happen",
+    "occur",
+    "take",
+    "come",
+    "return",
+    "retire",
+    "die",
+    "leave",
+    "kick",
+    "go",
+    "become",
+    "celebrate",
+];
+
+/// "When was X released", "when will it ship", "when does X release" ask
+/// a date; "when does SQLite checkpoint", "when should I use X" ask a
+/// condition, answered in sentences. A year in the question keeps a date.
+fn when_type(w: &[String], i: usize) -> AnswerType {
+    let aux = w.get(i + 1).map(String::as_str).unwrap_or("");
+    let generic = matches!(
+        aux,
+        "does" | "do" | "should" | "can" | "could" | "would" | "must" | "may" | "might"
+    );
+    let names_year = w
+        .iter()
+        .any(|t| t.len() == 4 && t.chars().all(|c| c.is_ascii_digit()));
+    let moment = w[i + 1..].iter().any(|t| {
+        MOMENT_VERBS
+            .iter()
+            .any(|v| t.strip_suffix('s').unwrap_or(t) == *v)
+    });
+    if generic && !names_year && !moment {
+        AnswerType::Explanation
+    } else {
+        AnswerType::Date
     }
 }
 
@@ -619,6 +673,10 @@ mod tests {
             ("Who leads Acme Widgets?", Person),
             ("Who acquired the startup?", Person),
             ("When was the charge brought into force?", Date),
+            ("When does the new tablet release?", Date),
+            ("When does the 2031 season take place?", Date),
+            ("When does the cache flush dirty pages?", Explanation),
+            ("When should I prefer a hash index?", Explanation),
             ("In which year did the bridge open?", Year),
             ("What was the company's revenue in Q1?", Money),
             ("How much did the deal cost?", Money),

@@ -140,7 +140,42 @@ fn question_names(question: &str) -> Vec<String> {
     if !run.is_empty() {
         out.push(run.join(" "));
     }
+    if out.is_empty() {
+        out.extend(lowercase_subject(&tokens));
+    }
     out
+}
+
+/// The subject of a question typed in lowercase ("when was xenoblade
+/// chronicles 2 released"): the words between "when/where was" and the
+/// passive that ends it, letters only, articles dropped, when there are two
+/// or more.
+fn lowercase_subject(tokens: &[&str]) -> Option<String> {
+    let words: Vec<&str> = tokens
+        .iter()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    let opens = matches!(
+        words.first().map(|w| w.to_lowercase()).as_deref(),
+        Some("when" | "where")
+    ) && matches!(
+        words.get(1).copied(),
+        Some("was" | "is" | "were" | "are" | "did" | "does" | "will")
+    );
+    // "When was X released": a passive ending the question.
+    let passive = words
+        .last()
+        .is_some_and(|w| w.ends_with("ed") || *w == "born");
+    if !opens || !passive || words.len() < 4 {
+        return None;
+    }
+    let subject: Vec<&str> = words[2..words.len() - 1]
+        .iter()
+        .copied()
+        .filter(|w| !matches!(*w, "the" | "a" | "an"))
+        .filter(|w| !w.is_empty() && w.chars().all(char::is_alphabetic))
+        .collect();
+    (subject.len() >= 2).then(|| subject.join(" "))
 }
 
 fn stemmer() -> Stemmer {
@@ -235,6 +270,44 @@ fn base_form(w: &str) -> &str {
         ("purchase", "buy"),
         ("purchased", "buy"),
     ];
+    // Ordinals are their number: "the eleventh season" is "Season 11".
+    const ORDINALS: &[&str] = &[
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
+        "twentieth",
+    ];
+    const NUMBERS: &[&str] = &[
+        "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
+        "17", "18", "19", "20",
+    ];
+    if let Some(i) = ORDINALS.iter().position(|o| *o == w) {
+        return NUMBERS[i];
+    }
+    if let Some(n) = ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|s| w.strip_suffix(s))
+        && !n.is_empty()
+        && n.chars().all(|c| c.is_ascii_digit())
+    {
+        return n;
+    }
     FORMS.iter().find(|(f, _)| *f == w).map_or(w, |(_, b)| b)
 }
 
@@ -398,6 +471,8 @@ const EVENT_WORDS: &[&[&str]] = &[
         "elect",
         "elected",
         "laureate",
+        "award",
+        "awarded",
     ],
     &[
         "release",
@@ -981,6 +1056,41 @@ mod tests {
         assert_eq!(
             answer("What was Orbitex's revenue in Q1 2021?", &texts).as_deref(),
             Some("$10.39 billion")
+        );
+    }
+
+    #[test]
+    fn a_lowercase_question_names_its_subject() {
+        assert_eq!(
+            question_names("when was zenthra tales 2 released?"),
+            vec!["zenthra tales".to_string()]
+        );
+        assert!(question_names("when does the cache flush pages?").is_empty());
+        // The capitalised form of this case is the test below; typed in
+        // lowercase, the subject is still what "The game" refers back to.
+        let texts = [
+            "The game was announced during the Orbit Direct presentation on January 12, 2017. The game was released on December 1, 2017 in Japan, North America and Europe.",
+            "Zenthra Tales 2 is a 2017 role-playing game published for the Orbit console.",
+        ];
+        assert_eq!(
+            answer("when was zenthra tales 2 released?", &texts).as_deref(),
+            Some("December 1, 2017")
+        );
+    }
+
+    #[test]
+    fn an_ordinal_is_its_number() {
+        let texts = [
+            "Orbit Tales is a drama series that began in 2020.",
+            "The eleventh and final season of Orbit Tales premiered on August 22, 2031, and concluded a year later.",
+        ];
+        assert_eq!(
+            answer(
+                "What is the premiere date of Orbit Tales Season 11?",
+                &texts
+            )
+            .as_deref(),
+            Some("August 22, 2031")
         );
     }
 

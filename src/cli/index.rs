@@ -35,7 +35,7 @@ pub fn run(g: &GlobalArgs, args: &IndexArgs) -> CliResult {
     }
     let started = Instant::now();
     let mut notes = Vec::new();
-    let (corpus, label) = crate::app::open_corpus(&settings, &args.path, None, &mut notes)
+    let (corpus, _label) = crate::app::open_corpus(&settings, &args.path, None, &mut notes)
         .map_err(super::ask::setup_error)?;
     for n in &notes {
         errln!("warning: {}", super::shown(&n.text));
@@ -75,8 +75,9 @@ pub fn run(g: &GlobalArgs, args: &IndexArgs) -> CliResult {
         format!("{row}\n")
     } else {
         format!(
-            "{}: {new} passages embedded ({before} already were; {:.0} passages/s), {all} in all, in {:.1} s\n",
-            super::shown(&label),
+            "{} ({} documents): {new} passages embedded ({before} already were; {:.0} passages/s), {all} in all, in {:.1} s\n",
+            super::shown(&args.path.display().to_string()),
+            corpus.len(),
             if new > 0 { rate } else { 0.0 },
             started.elapsed().as_secs_f64()
         )

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::evidence::Findings;
+use crate::evidence::{Finding, Findings};
 
 /// The text with its first letter in upper case.
 pub fn capitalize(s: &str) -> String {
@@ -69,6 +69,7 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
     let any_answered = units
         .iter()
         .any(|u| u.answer.is_some() || u.answered == Some(true) && !u.findings.is_empty());
+    let mut quoted: BTreeSet<&str> = BTreeSet::new();
     for (label, unit) in labels.iter().zip(units) {
         let head = if single {
             String::new()
@@ -101,12 +102,21 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
             // An answer in sentences: the sentences the research chose for
             // it (the parts of a question asking several things can sit
             // in one source), each once, in order.
+            // A sentence an earlier answer quoted is not quoted again,
+            // unless the unit has no other.
             let mut seen = BTreeSet::new();
-            let quotes: Vec<String> = unit
+            let mut fresh: Vec<&Finding> = unit
                 .findings
                 .iter()
-                .filter(|f| seen.insert(f.quote.as_str()))
+                .filter(|f| !quoted.contains(f.quote.as_str()) && seen.insert(f.quote.as_str()))
                 .take(ANSWER_SENTENCES)
+                .collect();
+            if fresh.is_empty() {
+                fresh.extend(unit.findings.first());
+            }
+            quoted.extend(fresh.iter().map(|f| f.quote.as_str()));
+            let quotes: Vec<String> = fresh
+                .iter()
                 .map(|f| format!("\"{}\" [{}]", quote(&f.quote), f.source))
                 .collect();
             out.push_str(&format!("{head}{}\n\n", quotes.join(" ")));

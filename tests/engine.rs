@@ -8,10 +8,10 @@ use async_trait::async_trait;
 use dra::corpus::Corpus;
 use dra::corpus::CorpusWeb;
 use dra::engine::budget::Limits;
-use dra::engine::model::offline::OfflineModel;
 use dra::engine::model::{
     ChatModel, ChatRequest, ChatResponse, ModelError, ModelRouter, ModelSink,
 };
+use dra::engine::offline::OfflineModel;
 use dra::engine::{Engine, EngineConfig, RunSummary};
 use dra::protocol::{AskRequest, EntityAnchors, Event, EventBody, Op, StatusReason, StatusState};
 use dra::store::RunDir;

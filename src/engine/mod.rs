@@ -10,6 +10,7 @@ pub mod context;
 pub mod entity;
 pub mod extract;
 pub mod model;
+pub mod offline;
 pub mod offload;
 mod orchestrator;
 pub mod page_view;

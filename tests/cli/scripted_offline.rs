@@ -10,8 +10,8 @@ use axum::Router;
 use axum::extract::State;
 use axum::routing::post;
 use dra::config::ModelRole;
-use dra::engine::model::offline::OfflineModel;
 use dra::engine::model::{ChatModel, ChatRequest, Message, NoSink, Role, ToolCall, ToolSpec};
+use dra::engine::offline::OfflineModel;
 use serde_json::{Value, json};
 
 use super::common::{Sandbox, repo_path};

@@ -1,9 +1,8 @@
 //! The chat-model seam: an OpenAI-shaped request and response, and the
-//! trait every model implements (the offline extractive model today, the
-//! OpenAI-compatible HTTP client next).
+//! trait every model implements (the offline extractive model in
+//! `engine::offline`, the OpenAI-compatible HTTP client).
 
 pub mod envelope;
-pub mod offline;
 pub mod openai;
 pub mod retry;
 pub mod sse;

@@ -16,8 +16,10 @@ mod vote;
 
 use async_trait::async_trait;
 
-use super::{ChatModel, ChatRequest, ChatResponse, ModelError, ModelSink, ToolCall, Usage};
 use crate::config::ModelRole;
+use crate::engine::model::{
+    ChatModel, ChatRequest, ChatResponse, ModelError, ModelSink, ToolCall, Usage,
+};
 pub use plan::plan_aspects;
 use transcript::Transcript;
 

@@ -9,7 +9,8 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
-use super::context::{Emitter, RunCtx, Services};
+use super::context::{RunCtx, Services};
+use super::emitter::Emitter;
 use super::tools::clarify::{ClarifyMode, REQUEST_CLARIFICATION};
 use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
@@ -70,12 +71,12 @@ pub(super) async fn engine_task(
         None => (config.search.clone(), config.fetcher.clone()),
     };
     // Searches and fetches are recorded, and on resume answered from records.
-    let search: Arc<dyn crate::ports::SearchBackend> = Arc::new(super::replay::RecordedSearch {
+    let search: Arc<dyn crate::ports::SearchBackend> = Arc::new(super::recorded::RecordedSearch {
         inner: inner_search,
         replay: replay.clone(),
         emitter: emitter.clone(),
     });
-    let fetcher: Arc<dyn crate::ports::Fetcher> = Arc::new(super::replay::RecordedFetch {
+    let fetcher: Arc<dyn crate::ports::Fetcher> = Arc::new(super::recorded::RecordedFetch {
         inner: inner_fetcher,
         replay: replay.clone(),
         emitter: emitter.clone(),

@@ -16,22 +16,19 @@
 
 use crate::sync::LockExt;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use async_trait::async_trait;
 use serde_json::Value;
 
-use super::context::Emitter;
 use super::model::ChatResponse;
 use crate::document::RawDocument;
-use crate::ports::{Fetcher, SearchBackend, SearchHit, WebError};
+use crate::ports::{SearchHit, WebError};
 use crate::protocol::{Event, EventBody};
 use crate::store::Record;
 
-type SearchResult = Result<Vec<SearchHit>, WebError>;
-type FetchResult = Result<RawDocument, WebError>;
+pub(crate) type SearchResult = Result<Vec<SearchHit>, WebError>;
+pub(crate) type FetchResult = Result<RawDocument, WebError>;
 /// Agent, questions, answers.
 type RecordedAnswers = (String, Vec<String>, Vec<String>);
 
@@ -255,7 +252,8 @@ impl Replay {
         lock(&self.live).insert(agent.to_string());
     }
 
-    fn search(&self, query: &str, max_results: usize) -> Option<SearchResult> {
+    /// The next recorded answer to this search, in the order asked.
+    pub fn search(&self, query: &str, max_results: usize) -> Option<SearchResult> {
         lock(&self.searches)
             .get_mut(&(query.to_string(), max_results))
             .and_then(VecDeque::pop_front)
@@ -268,7 +266,8 @@ impl Replay {
             .and_then(VecDeque::pop_front)
     }
 
-    fn fetch(&self, url: &str) -> Option<FetchResult> {
+    /// The next recorded answer to a fetch of `url`, in the order asked.
+    pub fn fetch(&self, url: &str) -> Option<FetchResult> {
         lock(&self.fetches)
             .get_mut(url)
             .and_then(VecDeque::pop_front)
@@ -277,63 +276,6 @@ impl Replay {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock_or_recover()
-}
-
-/// A search backend whose answers are recorded, and on resume replayed.
-pub struct RecordedSearch {
-    pub inner: Arc<dyn SearchBackend>,
-    pub replay: Option<Arc<Replay>>,
-    pub emitter: Emitter,
-}
-
-#[async_trait]
-impl SearchBackend for RecordedSearch {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    async fn search(&self, query: &str, max_results: usize) -> SearchResult {
-        if let Some(r) = self
-            .replay
-            .as_ref()
-            .and_then(|r| r.search(query, max_results))
-        {
-            return r;
-        }
-        let result = self.inner.search(query, max_results).await;
-        self.emitter
-            .record(Record::Search {
-                query: query.to_string(),
-                max_results,
-                result: result.clone(),
-            })
-            .await;
-        result
-    }
-}
-
-/// A fetcher whose answers are recorded, and on resume replayed.
-pub struct RecordedFetch {
-    pub inner: Arc<dyn Fetcher>,
-    pub replay: Option<Arc<Replay>>,
-    pub emitter: Emitter,
-}
-
-#[async_trait]
-impl Fetcher for RecordedFetch {
-    async fn fetch(&self, url: &str) -> FetchResult {
-        if let Some(r) = self.replay.as_ref().and_then(|r| r.fetch(url)) {
-            return r;
-        }
-        let result = self.inner.fetch(url).await;
-        self.emitter
-            .record(Record::Fetch {
-                url: url.to_string(),
-                result: result.clone(),
-            })
-            .await;
-        result
-    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use crate::config::Settings;
 use crate::corpus::{Corpus, CorpusWeb};
 use crate::engine::Resume;
+use crate::engine::clarifier::ClarifyMode;
 use crate::engine::model::ModelRouter;
 use crate::engine::model::openai;
 use crate::engine::offline::OfflineModel;
 use crate::engine::replay::Replay;
 use crate::engine::thread::{self, EarlierTurn, Thread, ThreadCache};
-use crate::engine::tools::clarify::ClarifyMode;
 use crate::engine::{Engine, EngineConfig, RunSummary};
 use crate::ports::{Fetcher, SearchBackend};
 use crate::protocol::{

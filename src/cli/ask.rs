@@ -9,7 +9,7 @@ use super::render::Renderer;
 use super::{CliError, CliResult, Exit, GlobalArgs};
 use crate::app::{self, Note, NoteLevel, RunInputs, SetupError, Source};
 use crate::config::{Settings, settings};
-use crate::engine::tools::clarify::ClarifyMode;
+use crate::engine::clarifier::ClarifyMode;
 use crate::engine::{Engine, EngineConfig};
 use crate::protocol::{AskRequest, EntityAnchors, Event, EventBody, Op};
 

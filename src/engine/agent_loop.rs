@@ -11,6 +11,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::budget::Limit;
+use super::clarifier::{answers_message, pair_answers, questions_in_prose};
 use super::context::RunCtx;
 use super::model::{
     ChatRequest, ChatResponse, Message, ModelNotice, ModelSink, Role, ToolCall, estimate_tokens,
@@ -112,7 +113,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
         if response.tool_calls.is_empty() {
             if is_main && index == 1 && nudges == 0 {
                 let text = response.content.trim();
-                let questions = tools::questions_in_prose(text);
+                let questions = questions_in_prose(text);
                 let may_ask = spec
                     .tools
                     .get(tools::names::REQUEST_CLARIFICATION)
@@ -127,9 +128,9 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
                     );
                     if let Some(answers) = answers_for(&cx, &questions).await {
                         messages.push(Message::assistant(response.content.clone(), vec![]));
-                        messages.push(Message::user(tools::answers_message(
-                            &tools::clarify::pair_answers(&questions, &answers),
-                        )));
+                        messages.push(Message::user(answers_message(&pair_answers(
+                            &questions, &answers,
+                        ))));
                         continue;
                     }
                     return AgentEnd::Delivered(Deliverable::Clarification(questions));
@@ -186,9 +187,9 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             && is_main
             && let Some(answers) = answers_for(&cx, questions).await
         {
-            messages.push(Message::user(tools::answers_message(
-                &tools::clarify::pair_answers(questions, &answers),
-            )));
+            messages.push(Message::user(answers_message(&pair_answers(
+                questions, &answers,
+            ))));
             continue;
         }
         if let Some(d) = delivered {
@@ -231,7 +232,7 @@ async fn answers_for(cx: &AgentCx, questions: &[String]) -> Option<Vec<String>> 
     run.emitter.emit(
         &cx.agent,
         EventBody::ClarificationAnswered {
-            answers: tools::clarify::pair_answers(questions, &answers),
+            answers: pair_answers(questions, &answers),
         },
     );
     run.emitter

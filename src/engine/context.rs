@@ -12,6 +12,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use super::EngineConfig;
 use super::budget::Budget;
+use super::clarifier::Clarifier;
 use super::emitter::Emitter;
 use super::model::{ModelRouter, Usage};
 use super::replay::Replay;
@@ -179,7 +180,7 @@ pub struct RunCtx {
     /// The report gate's claim check of the accepted report.
     pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
     /// Clarifying questions: whether to ask, and the answers sent in.
-    pub clarify: super::tools::clarify::Clarifier,
+    pub clarify: Clarifier,
     /// Answers waiting for the next clarification, one set per
     /// clarification, in question order.
     pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
@@ -236,7 +237,7 @@ impl RunCtx {
             meter: Meter::default(),
             parallel: Semaphore::new(settings.max_parallel.max(1)),
             claim_tally: Mutex::new(None),
-            clarify: super::tools::clarify::Clarifier::new(config.clarify),
+            clarify: Clarifier::new(config.clarify),
             answers: Mutex::new(config.answers.clone().into()),
             ledger: Ledger::default(),
             tools: ToolSet::default(),

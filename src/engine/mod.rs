@@ -6,6 +6,7 @@
 pub mod agent_loop;
 pub mod answered;
 pub mod budget;
+pub mod clarifier;
 pub mod context;
 pub mod emitter;
 pub mod entity;
@@ -57,7 +58,7 @@ pub struct EngineConfig {
     pub thread: Option<thread::Thread>,
     /// Whether the lead may ask clarifying questions, and whether the
     /// front end answers them in-process (`Op::Answer`).
-    pub clarify: tools::clarify::ClarifyMode,
+    pub clarify: clarifier::ClarifyMode,
     /// Answers for the run's clarifications (`--answers`), one set per
     /// clarification, in question order.
     pub answers: Vec<Vec<String>>,
@@ -107,7 +108,7 @@ impl EngineConfig {
             domain_prompt: None,
             skills: Default::default(),
             thread: None,
-            clarify: tools::clarify::ClarifyMode::Stop,
+            clarify: clarifier::ClarifyMode::Stop,
             answers: Vec::new(),
             inputs: serde_json::json!({}),
             resume: None,

@@ -9,9 +9,10 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
+use super::clarifier::ClarifyMode;
 use super::context::{RunCtx, Services};
 use super::emitter::Emitter;
-use super::tools::clarify::{ClarifyMode, REQUEST_CLARIFICATION};
+use super::tools::clarify::REQUEST_CLARIFICATION;
 use super::tools::{AgentCx, Deliverable, ToolRegistry};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;

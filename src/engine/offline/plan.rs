@@ -4,10 +4,10 @@
 use serde_json::{Value, json};
 
 use super::transcript::{Transcript, anchors_of, field, unwrap_spotlight};
+use crate::engine::clarifier::parse_answers;
 use crate::engine::model::{Message, Role};
 use crate::engine::prompts;
 use crate::engine::subresearcher::aspect_of;
-use crate::engine::tools::clarify::parse_answers;
 use crate::engine::tools::names::{
     READ_SKILL, REQUEST_CLARIFICATION, REVIEW_EVIDENCE, SUBMIT_REPORT, TASK, WRITE_TODOS,
 };
@@ -390,8 +390,8 @@ mod tests {
 
     #[test]
     fn answers_fold_into_a_new_plan_about_the_named_company() {
+        use crate::engine::clarifier::{answers_message, pair_answers};
         use crate::engine::model::ToolCall;
-        use crate::engine::tools::clarify::{answers_message, pair_answers};
         let ask = lead_turn(&[lead_user("Is it reliable?")], true);
         let call = ToolCall {
             id: "call_1_1".into(),

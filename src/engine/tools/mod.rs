@@ -33,7 +33,7 @@ use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use clarify::{RequestClarification, answers_message, questions_in_prose};
+pub use clarify::RequestClarification;
 pub use fetch::{FetchUrl, ReadSource, VIEW_CHARS};
 pub use read_skill::ReadSkill;
 pub use review::ReviewEvidence;

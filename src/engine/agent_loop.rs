@@ -18,8 +18,9 @@ use super::model::{
 };
 use super::prompts;
 use super::replay::ModelLookup;
-use super::tools::names::WEB_SEARCH;
-use super::tools::{self, AgentCx, Deliverable, ToolOutput, ToolRegistry};
+use super::search_listing;
+use super::tool::names::{REQUEST_CLARIFICATION, WEB_SEARCH};
+use super::tool::{AgentCx, Deliverable, REPEATED, ToolOutput, ToolRegistry};
 use crate::config::ModelRole;
 use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
 use crate::store::Record;
@@ -114,10 +115,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             if is_main && index == 1 && nudges == 0 {
                 let text = response.content.trim();
                 let questions = questions_in_prose(text);
-                let may_ask = spec
-                    .tools
-                    .get(tools::names::REQUEST_CLARIFICATION)
-                    .is_some();
+                let may_ask = spec.tools.get(REQUEST_CLARIFICATION).is_some();
                 if may_ask && !questions.is_empty() && !narrates_a_plan(text) {
                     // Questions in prose instead of the tool: the same event, the same stop.
                     run.emitter.emit(
@@ -177,7 +175,7 @@ pub async fn run_agent(cx: Arc<AgentCx>, spec: AgentSpec, user: String) -> Agent
             for m in &mut messages[..earlier] {
                 if m.role == Role::Tool
                     && m.name.as_deref() == Some(WEB_SEARCH)
-                    && let Some(d) = tools::search_digest(&m.content, &cx.run.spotlight)
+                    && let Some(d) = search_listing::digest(&m.content, &cx.run.spotlight)
                 {
                     m.content = d;
                 }
@@ -461,7 +459,7 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
     );
     // A repeat of a permanently failed call answered locally (MCP and
     // custom tools) says so.
-    let repeated = summary.starts_with(tools::REPEATED).then_some(true);
+    let repeated = summary.starts_with(REPEATED).then_some(true);
     run.emitter.emit(
         &cx.agent,
         if mcp {

@@ -105,18 +105,6 @@ pub struct Services {
     pub replay: Option<Arc<Replay>>,
 }
 
-/// The tools that join the built-ins once they have started or described
-/// themselves (each is set once, at run start).
-#[derive(Default)]
-pub struct ToolSet {
-    /// The tools of the user's MCP servers.
-    pub mcp: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
-    /// `execute`, when a sandbox is available.
-    pub execute: std::sync::OnceLock<Arc<super::tools::execute::Execute>>,
-    /// The drop-in custom tools.
-    pub custom: std::sync::OnceLock<Vec<Arc<dyn super::tools::Tool>>>,
-}
-
 /// What the run has gathered so far, behind its own locks (read and
 /// written through [`RunCtx`]'s methods).
 #[derive(Default)]
@@ -135,8 +123,8 @@ struct Ledger {
     truncated: Mutex<Vec<(String, String)>>,
 }
 
-/// The run's shared context: read-only settings and facts, services,
-/// run state, and the tool set.
+/// The run's shared context: read-only settings and facts, services and
+/// run state.
 pub struct RunCtx {
     /// The run's settings, read-only (the engine reads settings only here).
     pub settings: Arc<Settings>,
@@ -185,9 +173,6 @@ pub struct RunCtx {
     /// clarification, in question order.
     pub answers: Mutex<std::collections::VecDeque<Vec<String>>>,
     ledger: Ledger,
-
-    /// MCP, sandbox and custom tools, once started.
-    pub tools: ToolSet,
 }
 
 impl RunCtx {
@@ -240,7 +225,6 @@ impl RunCtx {
             clarify: Clarifier::new(config.clarify),
             answers: Mutex::new(config.answers.clone().into()),
             ledger: Ledger::default(),
-            tools: ToolSet::default(),
             settings,
         }
     }
@@ -251,25 +235,6 @@ impl RunCtx {
             .skills_applied
             .lock_or_recover()
             .insert(name.to_string())
-    }
-
-    /// The MCP tools every agent is offered (none before start-up).
-    pub fn mcp_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
-        self.tools.mcp.get().map(Vec::as_slice).unwrap_or(&[])
-    }
-
-    /// `execute` when the run has a sandbox, else nothing.
-    pub fn exec_tools(&self) -> Vec<Arc<dyn super::tools::Tool>> {
-        self.tools
-            .execute
-            .get()
-            .map(|t| vec![t.clone() as Arc<dyn super::tools::Tool>])
-            .unwrap_or_default()
-    }
-
-    /// The custom tools every agent is offered (none before they are described).
-    pub fn custom_tools(&self) -> &[Arc<dyn super::tools::Tool>] {
-        self.tools.custom.get().map(Vec::as_slice).unwrap_or(&[])
     }
 
     pub fn collect_findings(&self, f: Findings) {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::agent_loop::call_model;
 use super::model::{ChatRequest, Message};
-use super::tools::AgentCx;
+use super::tool::AgentCx;
 use crate::config::ModelRole;
 use crate::evidence::{Claim, EvidenceItem, Page, Scores, SourceRef, injection, quotes};
 

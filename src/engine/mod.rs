@@ -19,10 +19,12 @@ pub mod page_view;
 pub mod prompts;
 pub mod recorded;
 pub mod replay;
+pub mod search_listing;
 pub mod sources;
 pub mod spotlight;
 pub mod subresearcher;
 pub mod thread;
+pub mod tool;
 pub mod tools;
 
 use std::path::PathBuf;

@@ -301,7 +301,7 @@ pub fn render_stub(stub: &Stub, wrap: impl Fn(&str) -> String) -> String {
     if let Some(n) = stub.source {
         out.push_str(&format!(
             "To read more: call read_source with {{\"source\": {n}, \"offset\": N}} (N a character offset; each call shows up to {} characters and the next offset). The whole result is source [{n}]: quotes from any part of it can be cited. If an `execute` tool is offered, code can read the file at {}.\n",
-            super::tools::VIEW_CHARS,
+            super::tool::VIEW_CHARS,
             stub.shown_path
         ));
     } else {

@@ -12,8 +12,7 @@ use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
 use super::clarifier::ClarifyMode;
 use super::context::{RunCtx, Services};
 use super::emitter::Emitter;
-use super::tools::clarify::REQUEST_CLARIFICATION;
-use super::tools::{AgentCx, Deliverable, ToolRegistry};
+use super::tool::{AgentCx, Deliverable};
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
 use crate::evidence::dedup::Copies;
@@ -444,12 +443,9 @@ async fn research(
     request: &AskRequest,
     unclear: bool,
 ) -> Option<AgentEnd> {
-    super::tools::mcp::start(ctx, &config.settings.mcp).await;
-    super::tools::execute::start(ctx, &config.settings.exec).await;
-    // After MCP: custom tool names keep clear of the servers' tools.
-    super::tools::custom::start(ctx, &config.settings.custom_tools).await;
-    let cx = Arc::new(AgentCx::new(ctx.clone(), MAIN_AGENT, ""));
-    let spec = orchestrator_spec(ctx, config);
+    let tools = super::tools::start(ctx, &config.settings).await;
+    let cx = Arc::new(AgentCx::new(ctx.clone(), tools.clone(), MAIN_AGENT, ""));
+    let spec = orchestrator_spec(&cx, config);
     let end = if unclear {
         None
     } else {
@@ -468,7 +464,7 @@ async fn research(
             .await,
         )
     };
-    super::tools::execute::finish(ctx).await;
+    tools.close().await;
     // Whatever was replayed, what follows is this invocation's own work.
     if let Some(replay) = &ctx.replay {
         replay.go_live(MAIN_AGENT);
@@ -478,7 +474,8 @@ async fn research(
 
 /// The lead agent: its prompt, and its tools (asking for clarification
 /// only when it may).
-fn orchestrator_spec(ctx: &RunCtx, config: &EngineConfig) -> AgentSpec {
+fn orchestrator_spec(cx: &AgentCx, config: &EngineConfig) -> AgentSpec {
+    let ctx = &cx.run;
     AgentSpec {
         role: ModelRole::Research,
         system: prompts::orchestrator_system(
@@ -486,14 +483,7 @@ fn orchestrator_spec(ctx: &RunCtx, config: &EngineConfig) -> AgentSpec {
             ctx.domain_prompt.as_deref(),
             &ctx.skills,
         ),
-        tools: match config.clarify {
-            ClarifyMode::Never => ToolRegistry::orchestrator().without(REQUEST_CLARIFICATION),
-            ClarifyMode::Stop | ClarifyMode::Wait => ToolRegistry::orchestrator(),
-        }
-        .with_skills(&ctx.skills)
-        .with(ctx.mcp_tools())
-        .with(ctx.custom_tools())
-        .with(&ctx.exec_tools()),
+        tools: super::tools::for_orchestrator(cx, config.clarify),
         nudge: prompts::orchestrator_nudge(),
     }
 }

@@ -4,7 +4,7 @@
 //! lines these messages carry (`Entity:`, `Aspect:`, ...) are written and
 //! parsed only here ([`label`], [`field`], [`anchors_of`]).
 
-use crate::engine::tools::names::{
+use crate::engine::tool::names::{
     FETCH_URL, READ_SKILL, READ_SOURCE, REVIEW_EVIDENCE, SUBMIT_FINDINGS, SUBMIT_REPORT, TASK,
     WEB_SEARCH, WRITE_TODOS,
 };

@@ -4,9 +4,8 @@
 use std::sync::Arc;
 
 use super::agent_loop::{AgentEnd, AgentSpec, run_agent};
-use super::context::RunCtx;
 use super::prompts;
-use super::tools::{AgentCx, Deliverable, ToolRegistry};
+use super::tool::{AgentCx, Deliverable, ToolRegistry};
 use crate::config::ModelRole;
 use crate::evidence::Findings;
 
@@ -23,9 +22,22 @@ pub fn aspect_of(description: &str) -> String {
         .collect()
 }
 
-pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Findings, String> {
+/// Researches the aspect `description` names as agent `unit`, a unit of
+/// `lead`'s run, with `tools` (the caller puts them together).
+pub async fn run(
+    lead: &AgentCx,
+    tools: ToolRegistry,
+    unit: &str,
+    description: &str,
+) -> Result<Findings, String> {
+    let run = lead.run.clone();
     let aspect = aspect_of(description);
-    let cx = Arc::new(AgentCx::new(run.clone(), unit, aspect.clone()));
+    let cx = Arc::new(AgentCx::new(
+        run.clone(),
+        lead.tools.clone(),
+        unit,
+        aspect.clone(),
+    ));
     let spec = AgentSpec {
         role: ModelRole::Subagent,
         system: prompts::subresearcher_system(
@@ -33,11 +45,7 @@ pub async fn run(run: Arc<RunCtx>, unit: &str, description: &str) -> Result<Find
             run.domain_prompt.as_deref(),
             &run.skills,
         ),
-        tools: ToolRegistry::subresearcher()
-            .with_skills(&run.skills)
-            .with(run.mcp_tools())
-            .with(run.custom_tools())
-            .with(&run.exec_tools()),
+        tools,
         nudge: prompts::subresearcher_nudge(),
     };
     let user = prompts::subresearcher_user(description, &run.today);

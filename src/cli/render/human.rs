@@ -9,7 +9,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::super::{GlobalArgs, print_stdout, stderr_is_live};
 use crate::engine::RunSummary;
-use crate::engine::tools::names::{EXECUTE, FETCH_URL, WEB_SEARCH};
+use crate::engine::tool::names::{EXECUTE, FETCH_URL, WEB_SEARCH};
 use crate::protocol::{
     ClarificationAnswer, EntityAnchors, Event, EventBody, FindingRow, RunMode, SourceNumber,
     Status, StatusState, SubagentState, Todo, Verdict, WarningCode,

@@ -57,7 +57,7 @@ impl ChatModel for OfflineModel {
                 let can_ask = request
                     .tools
                     .iter()
-                    .any(|t| t.name == crate::engine::tools::names::REQUEST_CLARIFICATION);
+                    .any(|t| t.name == crate::engine::tool::names::REQUEST_CLARIFICATION);
                 let turn = plan::lead_turn(&request.messages, can_ask);
                 content = turn.content;
                 (turn.thinking, turn.calls)
@@ -100,7 +100,7 @@ impl ChatModel for OfflineModel {
 mod tests {
     use super::*;
     use crate::engine::model::{Message, NoSink, ToolSpec};
-    use crate::engine::tools::names::{SUBMIT_FINDINGS, SUBMIT_REPORT, WEB_SEARCH, WRITE_TODOS};
+    use crate::engine::tool::names::{SUBMIT_FINDINGS, SUBMIT_REPORT, WEB_SEARCH, WRITE_TODOS};
 
     fn request(role: ModelRole, user: &str) -> ChatRequest {
         ChatRequest {

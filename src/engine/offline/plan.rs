@@ -8,7 +8,7 @@ use crate::engine::clarifier::parse_answers;
 use crate::engine::model::{Message, Role};
 use crate::engine::prompts;
 use crate::engine::subresearcher::aspect_of;
-use crate::engine::tools::names::{
+use crate::engine::tool::names::{
     READ_SKILL, REQUEST_CLARIFICATION, REVIEW_EVIDENCE, SUBMIT_REPORT, TASK, WRITE_TODOS,
 };
 use crate::evidence::Findings;

@@ -12,7 +12,7 @@ use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotligh
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
 use crate::engine::page_view;
 use crate::engine::subresearcher::aspect_of;
-use crate::engine::tools::names::{FETCH_URL, READ_SOURCE, SUBMIT_FINDINGS, WEB_SEARCH};
+use crate::engine::tool::names::{FETCH_URL, READ_SOURCE, SUBMIT_FINDINGS, WEB_SEARCH};
 use crate::question::{self, QuestionKind};
 
 pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Value)>) {

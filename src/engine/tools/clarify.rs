@@ -5,13 +5,11 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
 use crate::engine::clarifier::{ClarifyMode, answers_message, pair_answers};
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::names::REQUEST_CLARIFICATION;
+use crate::engine::tool::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
 use crate::protocol::EventBody;
-
-/// The name models call `RequestClarification` by.
-pub const REQUEST_CLARIFICATION: &str = "request_clarification";
 
 /// Ends the run with questions for the user when the request is ambiguous.
 pub struct RequestClarification;

@@ -17,10 +17,10 @@ use serde_json::{Map, Value, json};
 
 use super::tool_source::failure;
 use super::tool_source::{PermanentFailures, ResultOrigin, canonical, result_hash};
-use super::{AgentCx, Tool, ToolOutput};
 use crate::config::CustomToolsSettings;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, ToolSet};
 use crate::extend::custom_tools::{self, Described, RunError};
 use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 
@@ -47,7 +47,7 @@ pub struct CustomTool {
 /// Describes the tools of the configured folder and offers the working
 /// ones to every agent; each broken one is a warning naming the file and
 /// the fix, and the run goes on without it.
-pub async fn start(run: &Arc<RunCtx>, settings: &CustomToolsSettings) {
+pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &CustomToolsSettings) {
     let Some(dir) = &settings.dir else {
         return;
     };
@@ -103,17 +103,22 @@ pub async fn start(run: &Arc<RunCtx>, settings: &CustomToolsSettings) {
         );
         return;
     }
-    let tools = build_tools(run, toolbox.tools, settings.timeout);
+    let tools = build_tools(run, set, toolbox.tools, settings.timeout);
     tracing::debug!(count = tools.len(), "custom tools ready");
-    let _ = run.tools.custom.set(tools);
+    let _ = set.custom.set(tools);
 }
 
 /// The tools named uniquely beside the built-in and MCP ones.
-fn build_tools(run: &RunCtx, described: Vec<Described>, timeout: Duration) -> Vec<Arc<dyn Tool>> {
-    let mut taken: HashSet<String> = super::ToolRegistry::orchestrator()
+fn build_tools(
+    run: &RunCtx,
+    set: &ToolSet,
+    described: Vec<Described>,
+    timeout: Duration,
+) -> Vec<Arc<dyn Tool>> {
+    let mut taken: HashSet<String> = super::orchestrator_builtins()
         .names()
-        .chain(super::ToolRegistry::subresearcher().names())
-        .chain(run.mcp_tools().iter().map(|t| t.name()))
+        .chain(super::subresearcher_builtins().names())
+        .chain(set.mcp().iter().map(|t| t.name()))
         .map(str::to_ascii_lowercase)
         .collect();
     let mut out: Vec<Arc<dyn Tool>> = Vec::new();

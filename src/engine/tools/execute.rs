@@ -16,15 +16,14 @@ use serde::Deserialize;
 use serde_json::json;
 use sha2::Digest;
 
-use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::config::ExecSettings;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::names::EXECUTE;
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, ToolSet, parse_args};
 use crate::evidence::injection;
 use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 use crate::sandbox::{self, ExecOutcome, Language, Limits, Sandbox, SandboxError, Stopped};
-
-pub const EXECUTE: &str = "execute";
 
 /// Characters of stdout / stderr the model reads; the rest is cut with a note.
 const STDOUT_SHOWN: usize = 16_000;
@@ -55,10 +54,6 @@ impl Execute {
             workspace,
             warned: Default::default(),
         }
-    }
-
-    pub fn sandbox(&self) -> &Arc<dyn Sandbox> {
-        &self.sandbox
     }
 
     /// A security note for each new symbolic link the code left in the
@@ -112,7 +107,7 @@ fn escaping_links(root: &Path) -> Vec<(String, String)> {
 
 /// Picks the run's sandbox and, when there is one, offers `execute`.
 /// Offline runs get none: the extractive model never computes.
-pub async fn start(run: &RunCtx, settings: &ExecSettings) {
+pub async fn start(run: &RunCtx, set: &ToolSet, settings: &ExecSettings) {
     if run.mode == crate::protocol::RunMode::Offline || !settings.enabled {
         return;
     }
@@ -125,16 +120,9 @@ pub async fn start(run: &RunCtx, settings: &ExecSettings) {
         Ok(sb) => {
             tracing::info!(sandbox = %sb.describe(), "execute is available");
             let tool = Execute::new(sb, Limits::from_settings(settings), workspace);
-            let _ = run.tools.execute.set(Arc::new(tool));
+            let _ = set.execute.set(Arc::new(tool));
         }
         Err(u) => tracing::info!("no execute tool: {}; {}", u.why, u.fix),
-    }
-}
-
-/// Ends the run's sandbox session (the sidecar's), if any.
-pub async fn finish(run: &RunCtx) {
-    if let Some(tool) = run.tools.execute.get() {
-        tool.sandbox().close().await;
     }
 }
 
@@ -162,6 +150,11 @@ impl Tool for Execute {
                 "required": ["code"]
             }),
         }
+    }
+
+    /// Ends the run's sandbox session (the sidecar's).
+    async fn close(&self) {
+        self.sandbox.close().await;
     }
 
     async fn call(&self, args: serde_json::Value, cx: &AgentCx) -> ToolOutput {

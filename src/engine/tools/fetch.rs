@@ -2,21 +2,13 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::names::WEB_SEARCH;
-use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
 use crate::engine::page_view::{self, PageView};
 use crate::engine::sources::Stored;
+use crate::engine::tool::names::{FETCH_URL, READ_SOURCE, WEB_SEARCH};
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, VIEW_CHARS, parse_args};
 use crate::evidence::{self, Page};
 use crate::protocol::{EventBody, RunMode, Verdict};
-
-/// The name models call `FetchUrl` by.
-pub const FETCH_URL: &str = "fetch_url";
-/// The name models call `ReadSource` by.
-pub const READ_SOURCE: &str = "read_source";
-
-/// Characters of a page the model sees per call.
-pub const VIEW_CHARS: usize = 14_000;
 
 pub struct FetchUrl;
 pub struct ReadSource;

@@ -16,9 +16,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
 use super::tool_source::{PermanentFailures, ResultOrigin, canonical, failure, result_hash};
-use super::{AgentCx, Tool, ToolOutput, untrusted};
+use super::untrusted;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, ToolSet};
 use crate::mcp::{self, McpConnection, names};
 use crate::protocol::{ErrorClass, MAIN_AGENT, StatusState, WarningCode};
 
@@ -60,9 +61,9 @@ pub struct Listed {
 /// description carrying instructions aimed at agents is withheld (with a
 /// warning); the rest is spotlighted.
 pub fn build_tools(run: &RunCtx, servers: &[Listed], limits: Arc<McpLimits>) -> Vec<Arc<dyn Tool>> {
-    let mut taken: HashSet<String> = super::ToolRegistry::orchestrator()
+    let mut taken: HashSet<String> = super::orchestrator_builtins()
         .names()
-        .chain(super::ToolRegistry::subresearcher().names())
+        .chain(super::subresearcher_builtins().names())
         .map(str::to_ascii_lowercase)
         .collect();
     let mut out: Vec<Arc<dyn Tool>> = Vec::new();
@@ -138,7 +139,7 @@ fn build_tool(
 /// ends in `status: mcp_ready` or `status: mcp_error`, and the ready ones'
 /// tools are offered to every agent of the run. A dead or slow server never
 /// stops the others or the run.
-pub async fn start(run: &Arc<RunCtx>, settings: &mcp::McpSettings) {
+pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &mcp::McpSettings) {
     if settings.servers.is_empty() && settings.replay_only.is_empty() {
         return;
     }
@@ -198,7 +199,7 @@ pub async fn start(run: &Arc<RunCtx>, settings: &mcp::McpSettings) {
         call_timeout: mcp::CALL_TIMEOUT,
     });
     let tools = build_tools(run, &servers, limits);
-    let _ = run.tools.mcp.set(tools);
+    let _ = set.mcp.set(tools);
 }
 
 /// Servers a resumed run was asked with but that are not configured now:

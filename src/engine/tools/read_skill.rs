@@ -9,12 +9,10 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::names::READ_SKILL;
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::protocol::EventBody;
-
-/// The name models call `ReadSkill` by.
-pub const READ_SKILL: &str = "read_skill";
 
 /// The `state` of a `skill` event when a skill is read.
 pub const APPLIED: &str = "applied";

@@ -1,12 +1,10 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{AgentCx, Tool, ToolOutput};
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::names::REVIEW_EVIDENCE;
+use crate::engine::tool::{AgentCx, Tool, ToolOutput};
 use crate::report::evidence_view;
-
-/// The name models call `ReviewEvidence` by.
-pub const REVIEW_EVIDENCE: &str = "review_evidence";
 
 /// The merged evidence, for the writer: what is known per field, with
 /// confidence, dates, history and conflicts, cited by source number.

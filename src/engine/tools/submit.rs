@@ -10,10 +10,11 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
 use crate::document::normalize_url;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::names::{SUBMIT_FINDINGS, SUBMIT_REPORT};
+use crate::engine::tool::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, injection, quotes};
 use crate::evidence::{Finding, Findings, Page};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
@@ -21,10 +22,6 @@ use crate::report::claim_check::{self, Library, SourceInput};
 use crate::report::echo::{self, EchoLibrary, EchoPage};
 use crate::report::{citations, hygiene};
 
-/// The name models call `SubmitFindings` by.
-pub const SUBMIT_FINDINGS: &str = "submit_findings";
-/// The name models call `SubmitReport` by.
-pub const SUBMIT_REPORT: &str = "submit_report";
 /// What evidence.json keeps of a finding that carried an instruction.
 const WITHHELD: &str = "[withheld: instruction aimed at AI agents]";
 

@@ -2,13 +2,11 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
 use crate::engine::subresearcher;
+use crate::engine::tool::names::TASK;
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::protocol::{EventBody, SubagentState};
-
-/// The name models call `Task` by.
-pub const TASK: &str = "task";
 
 pub struct Task;
 
@@ -71,7 +69,8 @@ impl Tool for Task {
                 description: description.clone(),
             },
         );
-        match subresearcher::run(run.clone(), &unit, &description).await {
+        let tools = super::for_subresearcher(cx);
+        match subresearcher::run(cx, tools, &unit, &description).await {
             Ok(findings) => {
                 run.emitter.emit(
                     &unit,

@@ -2,13 +2,11 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::engine::model::ToolSpec;
+use crate::engine::tool::names::WRITE_TODOS;
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, parse_args};
 use crate::protocol::{EventBody, Todo, TodoStatus};
 use crate::question;
-
-/// The name models call `WriteTodos` by.
-pub const WRITE_TODOS: &str = "write_todos";
 
 pub struct WriteTodos;
 

@@ -12,9 +12,9 @@ use crate::sync::LockExt;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{AgentCx, ToolOutput};
 use crate::document::{ContentType, DocMeta, RawDocument, SourceType};
 use crate::engine::offload;
+use crate::engine::tool::{AgentCx, REPEATED, ToolOutput, VIEW_CHARS};
 use crate::evidence::{self, injection};
 use crate::protocol::{ErrorClass, RunMode, Verdict, WarningCode};
 use crate::store::beneath::{Beneath, BeneathError};
@@ -29,10 +29,6 @@ pub struct ResultOrigin {
     /// The start of the offloaded file's name (`<stem>.<ext>`).
     pub file_stem: String,
 }
-
-/// How the summary of a locally answered repeat of a permanently failed
-/// call starts (the `mcp_result` event then carries `repeated: true`).
-pub const REPEATED: &str = "repeated: ";
 
 /// A failed call with guidance for its class (MCP and custom tools).
 pub(crate) fn failure(class: ErrorClass, message: String) -> ToolOutput {
@@ -272,10 +268,10 @@ pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> T
             let shown: String = match &file {
                 Some((path, _)) => format!(
                     "(the first {} characters; the whole result is in {path})\n{}",
-                    super::VIEW_CHARS,
-                    page.text.chars().take(super::VIEW_CHARS).collect::<String>()
+                    VIEW_CHARS,
+                    page.text.chars().take(VIEW_CHARS).collect::<String>()
                 ),
-                None => page.text.chars().take(super::VIEW_CHARS).collect(),
+                None => page.text.chars().take(VIEW_CHARS).collect(),
             };
             let body = json!({
                 "status": page.verdict,

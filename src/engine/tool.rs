@@ -1,0 +1,296 @@
+//! The tool contract: the [`Tool`] trait, what a call returns, the calling
+//! agent as a tool sees it ([`AgentCx`]), one agent's [`ToolRegistry`], the
+//! run's [`ToolSet`] (the MCP, sandbox and custom tools that join the
+//! built-ins) and every built-in tool's name ([`names`]). The tools
+//! themselves live in `engine::tools`; the agent loop, the prompts and the
+//! offline model need only this file.
+//!
+//! Names are public (models and scripts rely on them): orchestrator:
+//! `request_clarification`, `write_todos`, `task`, `web_search`,
+//! `fetch_url`, `read_source`, `review_evidence`, `submit_report`;
+//! sub-researcher: `web_search`, `fetch_url`, `read_source`,
+//! `submit_findings`; both also `read_skill` when the run found any skill,
+//! and `execute` when the run has a sandbox.
+
+use crate::sync::LockExt;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::context::RunCtx;
+use super::model::ToolSpec;
+use crate::evidence::Findings;
+use crate::protocol::ErrorClass;
+
+/// Every built-in tool's name, spelled here once: the tools, the prompts,
+/// the offline model and the renderer import it.
+pub mod names {
+    /// The name models call `RequestClarification` by.
+    pub const REQUEST_CLARIFICATION: &str = "request_clarification";
+    /// The name models call `Execute` by.
+    pub const EXECUTE: &str = "execute";
+    /// The name models call `FetchUrl` by.
+    pub const FETCH_URL: &str = "fetch_url";
+    /// The name models call `ReadSource` by.
+    pub const READ_SOURCE: &str = "read_source";
+    /// The name models call `ReadSkill` by.
+    pub const READ_SKILL: &str = "read_skill";
+    /// The name models call `ReviewEvidence` by.
+    pub const REVIEW_EVIDENCE: &str = "review_evidence";
+    /// The name models call `WebSearch` by.
+    pub const WEB_SEARCH: &str = "web_search";
+    /// The name models call `SubmitFindings` by.
+    pub const SUBMIT_FINDINGS: &str = "submit_findings";
+    /// The name models call `SubmitReport` by.
+    pub const SUBMIT_REPORT: &str = "submit_report";
+    /// The name models call `Task` by.
+    pub const TASK: &str = "task";
+    /// The name models call `WriteTodos` by.
+    pub const WRITE_TODOS: &str = "write_todos";
+}
+
+/// Characters of a page the model sees per call.
+pub const VIEW_CHARS: usize = 14_000;
+
+/// How the summary of a locally answered repeat of a permanently failed
+/// call starts (the `mcp_result` event then carries `repeated: true`).
+pub const REPEATED: &str = "repeated: ";
+
+/// A deliverable that ends an agent's loop.
+#[derive(Debug, Clone)]
+pub enum Deliverable {
+    Report(String),
+    Findings(Findings),
+    /// Questions for the user; the run stops until they answer.
+    Clarification(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    pub ok: bool,
+    /// What the model reads.
+    pub content: String,
+    /// One line for the `tool_result` event.
+    pub summary: String,
+    pub error_class: Option<ErrorClass>,
+    pub deliverable: Option<Deliverable>,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>, summary: impl Into<String>) -> Self {
+        ToolOutput {
+            ok: true,
+            content: content.into(),
+            summary: summary.into(),
+            error_class: None,
+            deliverable: None,
+        }
+    }
+
+    /// A failed call the model can fix by changing its arguments.
+    pub fn permanent(message: impl Into<String>) -> Self {
+        let message = message.into();
+        ToolOutput {
+            ok: false,
+            content: format!("Error: {message}"),
+            summary: message,
+            error_class: Some(ErrorClass::Permanent),
+            deliverable: None,
+        }
+    }
+
+    /// A failed call worth one retry.
+    pub fn transient(message: impl Into<String>) -> Self {
+        ToolOutput {
+            error_class: Some(ErrorClass::Transient),
+            ..Self::permanent(message)
+        }
+    }
+}
+
+/// Per-agent state tools may keep between calls.
+#[derive(Debug, Default)]
+pub struct AgentState {
+    pub findings_bounces: u32,
+    pub report_bounces: u32,
+    pub plan_bounces: u32,
+    pub read_urls: HashSet<String>,
+}
+
+/// The calling agent, as a tool sees it.
+pub struct AgentCx {
+    pub run: Arc<RunCtx>,
+    /// The run's MCP, sandbox and custom tools (one set for every agent).
+    pub tools: Arc<ToolSet>,
+    pub agent: String,
+    /// The aspect a sub-researcher works on (empty for the orchestrator).
+    pub aspect: String,
+    pub state: Mutex<AgentState>,
+    /// Model calls made by this agent, numbering its replay records.
+    model_calls: std::sync::atomic::AtomicU64,
+}
+
+impl AgentCx {
+    pub fn new(
+        run: Arc<RunCtx>,
+        tools: Arc<ToolSet>,
+        agent: impl Into<String>,
+        aspect: impl Into<String>,
+    ) -> Self {
+        AgentCx {
+            run,
+            tools,
+            agent: agent.into(),
+            aspect: aspect.into(),
+            state: Mutex::new(AgentState::default()),
+            model_calls: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The index of this agent's next model call.
+    pub fn next_model_call(&self) -> u64 {
+        self.model_calls
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {
+        self.state.lock_or_recover()
+    }
+}
+
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// The name models call the tool by (its constant in [`names`]; an
+    /// MCP tool's is `label__tool`, known at run time).
+    fn name(&self) -> &str;
+    /// Whether this is a tool of an MCP server (its calls are reported as
+    /// `mcp_call` / `mcp_result`).
+    fn is_mcp(&self) -> bool {
+        false
+    }
+    /// Whether a successful call ends the calling agent's loop (a
+    /// deliverable). Such calls never count against the tool-call budget.
+    fn ends_agent(&self) -> bool {
+        false
+    }
+    fn spec(&self) -> ToolSpec;
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput;
+    /// Ends what the tool holds open for the run (`execute`'s sandbox
+    /// session); called once, when the lead agent is done.
+    async fn close(&self) {}
+}
+
+/// Parses tool arguments into their typed form, or explains what is wrong.
+/// The error is the tool's answer to the model, returned as is.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's answer to the model, returned once per call"
+)]
+pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolOutput> {
+    let args = match args {
+        // Some models send arguments as a JSON string.
+        Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+        Value::Null => Value::Object(Default::default()),
+        other => other,
+    };
+    serde_json::from_value(args).map_err(|e| {
+        ToolOutput::permanent(format!(
+            "invalid arguments for {tool}: {e}. Check the tool's parameter schema and call it again."
+        ))
+    })
+}
+
+/// One agent's tools, looked up by name; built once per agent.
+pub struct ToolRegistry {
+    tools: Vec<Arc<dyn Tool>>,
+    by_name: HashMap<String, usize>,
+    specs: Vec<ToolSpec>,
+}
+
+impl ToolRegistry {
+    pub fn new(tools: Vec<Arc<dyn Tool>>) -> Self {
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name().to_string(), i))
+            .collect();
+        let specs = tools.iter().map(|t| t.spec()).collect();
+        ToolRegistry {
+            tools,
+            by_name,
+            specs,
+        }
+    }
+
+    /// The same tools but one (`--no-clarify` drops `request_clarification`).
+    pub fn without(self, name: &str) -> Self {
+        Self::new(
+            self.tools
+                .into_iter()
+                .filter(|t| t.name() != name)
+                .collect(),
+        )
+    }
+
+    /// This registry with `extra` tools (a run's MCP or custom tools) after its own.
+    pub fn with(self, extra: &[Arc<dyn Tool>]) -> Self {
+        if extra.is_empty() {
+            return self;
+        }
+        let mut tools = self.tools;
+        tools.extend(extra.iter().cloned());
+        Self::new(tools)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// What the model is offered, in registration order.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.tools.iter().map(|t| t.name())
+    }
+}
+
+/// The tools that join the built-ins once they have started or described
+/// themselves (each is set once, at run start), for every agent of the run.
+#[derive(Default)]
+pub struct ToolSet {
+    /// The tools of the user's MCP servers.
+    pub mcp: OnceLock<Vec<Arc<dyn Tool>>>,
+    /// `execute`, when a sandbox is available.
+    pub execute: OnceLock<Arc<dyn Tool>>,
+    /// The drop-in custom tools.
+    pub custom: OnceLock<Vec<Arc<dyn Tool>>>,
+}
+
+impl ToolSet {
+    /// The MCP tools every agent is offered (none before start-up).
+    pub fn mcp(&self) -> &[Arc<dyn Tool>] {
+        self.mcp.get().map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// `execute` when the run has a sandbox, else nothing.
+    pub fn execute(&self) -> &[Arc<dyn Tool>] {
+        self.execute.get().map(std::slice::from_ref).unwrap_or(&[])
+    }
+
+    /// The custom tools every agent is offered (none before they are described).
+    pub fn custom(&self) -> &[Arc<dyn Tool>] {
+        self.custom.get().map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Ends what the run's tools hold open (the sandbox session).
+    pub async fn close(&self) {
+        for tool in self.mcp().iter().chain(self.custom()).chain(self.execute()) {
+            tool.close().await;
+        }
+    }
+}

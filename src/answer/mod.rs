@@ -12,6 +12,7 @@
 
 pub mod cjk;
 mod kind;
+mod mention;
 pub mod spans;
 pub mod vote;
 

@@ -18,7 +18,7 @@ use std::collections::{BTreeSet, HashMap};
 use rust_stemmers::{Algorithm, Stemmer};
 
 use super::spans::{Key, Span, SpanContext, spans};
-use super::{AnswerType, cjk};
+use super::{AnswerType, cjk, mention};
 
 /// A share of the question's weighted terms that a sentence must cover,
 /// with its neighbours, for its value to answer the question.
@@ -638,6 +638,7 @@ fn coverages(
 ) -> Vec<(usize, usize, f64)> {
     let years_asked = years_in(question);
     let event = event_terms(question);
+    let names = question_names(question);
     let mut scored = Vec::new();
     for (pi, p) in passages.iter().enumerate() {
         let bags = &read.sentences[pi];
@@ -647,6 +648,12 @@ fn coverages(
         let unnamed = !terms
             .name_terms()
             .any(|t| read.titles[pi].contains(t) || bags.iter().any(|b| b.contains(t)));
+        // A passage that names the question's subject only as part of
+        // another name ("Ocarina of Time 3D") is about that other thing.
+        let named: Vec<&str> = std::iter::once(p.title)
+            .chain(p.sentences.iter().copied())
+            .collect();
+        let another = mention::names_only_another(question, &names, &named);
         for (si, s) in p.sentences.iter().enumerate() {
             let mut context = read.titles[pi].clone();
             for j in [si.wrapping_sub(1), si + 1] {
@@ -656,13 +663,16 @@ fn coverages(
             }
             // A passage that opens with "It was released..." speaks of what
             // it was found for: the question's names are its context.
-            if (si == 0 || unnamed) && opens_with_pronoun(s) {
+            if (si == 0 || unnamed) && !another && opens_with_pronoun(s) {
                 context.extend(terms.name_terms().cloned());
             }
             let mut coverage = terms.coverage(&bags[si], &context);
             // A sentence about another year than the one asked ("the 2018
             // winner" for 2019) is about another event.
             if other_year(&years_asked, s) {
+                coverage *= 0.5;
+            }
+            if another {
                 coverage *= 0.5;
             }
             // The event asked about ("who *won*", "when was it *released*")

@@ -21,7 +21,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dra::extend::custom_tools;
+use dra::custom_tools;
 
 const CALLS: usize = 50;
 

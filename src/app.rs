@@ -179,7 +179,7 @@ fn has_custom_tools(settings: &Settings) -> bool {
         .custom_tools
         .dir
         .as_deref()
-        .is_some_and(|d| crate::extend::custom_tools::candidates(d).is_ok_and(|c| !c.is_empty()))
+        .is_some_and(|d| crate::custom_tools::candidates(d).is_ok_and(|c| !c.is_empty()))
 }
 
 /// The largest domain prompt (it goes in every system prompt).

@@ -10,10 +10,11 @@
 //! - [`sandbox`]: sandboxed code execution (bubblewrap, the llm-sandbox sidecar).
 //! - [`config`]: layered settings with provenance, model tiers.
 //! - [`mcp`]: dra as a client of the user's MCP servers (rmcp); its configuration rules are in `config::mcp`.
+//! - [`custom_tools`]: the user's drop-in custom tools: found, described and run (offered to the agents by `engine::tools::custom`).
 //! - [`corpus`]: the offline "web" (embedded or `--corpus`), full-text search.
 //! - [`embed`]: sentence embeddings (candle BERT) for search by meaning.
 //! - [`skills`]: the user's skill folders (`SKILL.md`), loaded and bounded.
-//! - [`serve`]: dra as an MCP server (`dra mcp-serve`): research, search, fetch and runs as tools.
+//! - [`mcp_server`]: dra as an MCP server (`dra mcp-serve`): research, search, fetch and runs as tools.
 //! - [`app`]: the composition root: settings and inputs to a ready engine.
 //! - [`document`], [`ports`]: shared vocabulary (documents; search and fetch traits).
 //! - [`cli`]: commands and renderers (the only code that touches the terminal).
@@ -23,18 +24,18 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod corpus;
+pub mod custom_tools;
 pub mod document;
 pub mod embed;
 pub mod engine;
 pub mod evidence;
-pub mod extend;
 pub mod mcp;
+pub mod mcp_server;
 pub mod ports;
 pub mod protocol;
 pub mod question;
 pub mod report;
 pub mod sandbox;
-pub mod serve;
 pub mod skills;
 pub mod store;
 pub mod sync;

@@ -357,7 +357,7 @@ fn sandbox_check(exec: &crate::config::ExecSettings) -> Check {
 /// Describes every custom tool at once (as a run would) and lists each
 /// with its file and description, or why it is left out and the fix.
 fn custom_tools_checks(ct: &crate::config::CustomToolsSettings, checks: &mut Vec<Check>) {
-    use crate::extend::custom_tools;
+    use crate::custom_tools;
     let Some(dir) = &ct.dir else {
         checks.push(Check {
             name: "custom tools",

@@ -12,9 +12,9 @@ use super::ask::BudgetArgs;
 use super::{CliError, CliResult, Exit, GlobalArgs};
 use crate::app::Source;
 use crate::config::{Secret, Settings, settings};
-use crate::serve::listen::{self, HttpListener, ListenError};
-use crate::serve::policy::CorpusPolicy;
-use crate::serve::{DraServer, ServeConfig};
+use crate::mcp_server::listen::{self, HttpListener, ListenError};
+use crate::mcp_server::policy::CorpusPolicy;
+use crate::mcp_server::{DraServer, ServeConfig};
 
 #[derive(Debug, Args)]
 pub struct McpServeArgs {

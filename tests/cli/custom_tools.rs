@@ -524,7 +524,7 @@ fn doctor_lists_custom_tools_and_broken_ones() {
 
 #[test]
 fn the_shipped_examples_describe_themselves_and_answer() {
-    use dra::extend::custom_tools;
+    use dra::custom_tools;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -18,10 +18,10 @@ use serde_json::{Map, Value, json};
 use super::tool_source::failure;
 use super::tool_source::{PermanentFailures, ResultOrigin, canonical, result_hash};
 use crate::config::CustomToolsSettings;
+use crate::custom_tools::{self, Described, RunError};
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
 use crate::engine::tool::{AgentCx, Tool, ToolOutput, ToolSet};
-use crate::extend::custom_tools::{self, Described, RunError};
 use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 
 /// How a custom tool's results are attributed.

@@ -3,8 +3,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::engine::model::ToolSpec;
+use crate::engine::page_store::Stored;
 use crate::engine::page_view::{self, PageView};
-use crate::engine::sources::Stored;
 use crate::engine::tool::names::{FETCH_URL, READ_SOURCE, WEB_SEARCH};
 use crate::engine::tool::{AgentCx, Tool, ToolOutput, VIEW_CHARS, parse_args};
 use crate::evidence::{self, Page};
@@ -155,7 +155,7 @@ impl Tool for FetchUrl {
         cx.state().read_urls.insert(page.url.clone());
         // Online, a tool-less model call turns the page into typed claims.
         if !stored.seen_before && page.verdict == Verdict::Accepted && run.mode == RunMode::Online {
-            crate::engine::extract::extract_claims(cx, page).await;
+            crate::engine::claims::extract_claims(cx, page).await;
             // The extraction may have found the page hostile: then the
             // model is refused it like any quarantined page.
             if let Some((page, number)) = run.pages.get(&page.url) {

@@ -225,7 +225,7 @@ pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> T
     match page.verdict {
         Verdict::Accepted => {
             if !stored.seen_before && run.mode == RunMode::Online {
-                crate::engine::extract::extract_claims(cx, page).await;
+                crate::engine::claims::extract_claims(cx, page).await;
             }
             let n = stored.number.unwrap_or(0);
             match &file {

@@ -43,9 +43,9 @@ pub enum EvidenceSource {
     Embedded,
     Corpus(PathBuf),
     Web,
-    /// Online with no web search backend: the user's MCP servers and/or
-    /// custom tools are the run's only sources.
-    Mcp,
+    /// Online with no web search backend: the user's own tools (MCP
+    /// servers and/or custom tools) are the run's only sources.
+    ToolsOnly,
 }
 
 /// What a run is asked to do.
@@ -162,7 +162,7 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
                 || !settings.mcp.replay_only.is_empty()
                 || has_custom_tools(settings))
         {
-            return Ok(EvidenceSource::Mcp);
+            return Ok(EvidenceSource::ToolsOnly);
         }
         return Err(SetupError::Usage(format!(
             "no web search backend is configured: set {}, or research local documents with --corpus PATH (`dra doctor` shows what is set)",
@@ -380,7 +380,7 @@ fn backends(
             let label = format!("the web (search: {})", search.name());
             Ok((search, Arc::new(fetcher), label))
         }
-        EvidenceSource::Mcp => {
+        EvidenceSource::ToolsOnly => {
             let labels: Vec<&str> = settings
                 .mcp
                 .servers
@@ -1007,12 +1007,12 @@ mod tests {
         let mcp = settings(&key, &["kb=http://127.0.0.1:9/mcp"]);
         assert_eq!(
             evidence_source(&mcp, &Source::Default).unwrap(),
-            EvidenceSource::Mcp
+            EvidenceSource::ToolsOnly
         );
         // Asking for the web explicitly still needs a search backend.
         assert!(evidence_source(&mcp, &Source::Web).is_err());
         let mut notes = Vec::new();
-        let (_, _, label) = backends(&mcp, &EvidenceSource::Mcp, None, &mut notes).unwrap();
+        let (_, _, label) = backends(&mcp, &EvidenceSource::ToolsOnly, None, &mut notes).unwrap();
         assert!(label.contains("kb"));
         assert!(
             notes
@@ -1047,10 +1047,10 @@ mod tests {
         let s = with(&path);
         assert_eq!(
             evidence_source(&s, &Source::Default).unwrap(),
-            EvidenceSource::Mcp
+            EvidenceSource::ToolsOnly
         );
         let mut notes = Vec::new();
-        let (_, _, label) = backends(&s, &EvidenceSource::Mcp, None, &mut notes).unwrap();
+        let (_, _, label) = backends(&s, &EvidenceSource::ToolsOnly, None, &mut notes).unwrap();
         assert_eq!(label, format!("the custom tools in {path}"));
         assert!(
             notes

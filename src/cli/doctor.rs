@@ -156,7 +156,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             detail: format!("{configured}; runs search the web (--corpus PATH for local documents)"),
             fix: None,
         },
-        Ok(app::EvidenceSource::Mcp) => Check {
+        Ok(app::EvidenceSource::ToolsOnly) => Check {
             name: "evidence",
             ok: true,
             detail: format!("{configured}; online runs use the MCP servers and custom tools below as their only sources (--corpus PATH for local documents)"),

@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use super::common::{Sandbox, section};
+use super::common::{TestHome, section};
 
 /// Writes a folder corpus of Markdown notes.
-fn corpus(sb: &Sandbox, files: &[(&str, &str)]) -> std::path::PathBuf {
+fn corpus(sb: &TestHome, files: &[(&str, &str)]) -> std::path::PathBuf {
     let dir = sb.dir.path().join("notes");
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text) in files {
@@ -19,13 +19,13 @@ fn corpus(sb: &Sandbox, files: &[(&str, &str)]) -> std::path::PathBuf {
 }
 
 /// Runs `dra ask` offline over `corpus`; returns the exit code and report.md.
-fn ask(sb: &Sandbox, corpus: &Path, question: &str) -> (i32, String) {
+fn ask(sb: &TestHome, corpus: &Path, question: &str) -> (i32, String) {
     sb.ask_offline(corpus, question)
 }
 
 #[test]
 fn the_sentence_holding_the_value_answers_not_the_one_repeating_the_question() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = corpus(
         &sb,
         &[(
@@ -46,7 +46,7 @@ fn the_sentence_holding_the_value_answers_not_the_one_repeating_the_question() {
 
 #[test]
 fn sources_agreeing_on_a_value_are_counted_not_contested() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = corpus(
         &sb,
         &[
@@ -77,7 +77,7 @@ fn sources_agreeing_on_a_value_are_counted_not_contested() {
 
 #[test]
 fn a_question_asking_which_ones_is_answered_by_the_sentence_naming_them() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = corpus(
         &sb,
         &[
@@ -116,7 +116,7 @@ CREATE STORE makes a new store in Brine. The store name must be unique within it
 
 #[test]
 fn when_the_sources_do_not_say_the_report_says_so_and_the_run_ends_not_answered() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = corpus(
         &sb,
         &[
@@ -143,7 +143,7 @@ fn when_the_sources_do_not_say_the_report_says_so_and_the_run_ends_not_answered(
 
 #[test]
 fn an_inferred_subject_no_page_names_gets_no_report_about_another_company() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -168,7 +168,7 @@ fn an_inferred_subject_no_page_names_gets_no_report_about_another_company() {
 
 #[test]
 fn a_question_in_chinese_is_researched_not_questioned() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = corpus(
         &sb,
         &[
@@ -192,7 +192,7 @@ fn a_question_in_chinese_is_researched_not_questioned() {
 
 #[test]
 fn a_chinese_question_asking_for_two_towns_is_answered_for_each() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = corpus(
         &sb,
         &[

@@ -9,7 +9,7 @@ use dra::protocol::{
 use dra::report::SourceEntry;
 use regex::Regex;
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events, repo_path};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events, repo_path};
 
 /// Checks a finished run: all files present, every `[n]` resolves in
 /// sources.json, every quoted finding appears in its source's cleaned text,
@@ -99,7 +99,7 @@ const PADMAPAY_FORBIDDEN: &[&str] = &[
 
 #[test]
 fn offline_run_on_the_embedded_corpus() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .args(["--runs-dir"])
@@ -171,7 +171,7 @@ fn offline_run_on_the_embedded_corpus() {
 
 #[test]
 fn lookalike_pages_are_rejected_when_read() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .arg("--runs-dir")
         .arg(sb.runs())
@@ -207,7 +207,7 @@ fn lookalike_pages_are_rejected_when_read() {
 
 #[test]
 fn offline_run_on_a_folder_corpus_of_our_own() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus_dir = repo_path("tests/corpora/halden");
     sb.dra()
         .arg("--runs-dir")
@@ -235,7 +235,7 @@ fn offline_run_on_a_folder_corpus_of_our_own() {
 
 #[test]
 fn json_mode_prints_only_protocol_events() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -328,7 +328,7 @@ fn json_mode_prints_only_protocol_events() {
 
 #[test]
 fn secrets_never_reach_run_files_or_output() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let canary = "sk-canary-7f3a9d2e4b";
     let out = sb
         .dra()
@@ -365,7 +365,7 @@ fn secrets_never_reach_run_files_or_output() {
 
 #[test]
 fn tool_call_budget_halts_and_salvages() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -400,7 +400,7 @@ fn tool_call_budget_halts_and_salvages() {
 
 #[test]
 fn malformed_corpus_is_a_usage_error_naming_the_field() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let bad = sb.dir.path().join("bad.json");
     std::fs::write(
         &bad,
@@ -426,7 +426,7 @@ fn malformed_corpus_is_a_usage_error_naming_the_field() {
 
 #[test]
 fn bad_configuration_is_a_usage_error() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .env("DRA_MAX_TOOL_CALLS", "plenty")
         .args(["ask", "Is PadmaPay reliable?"])
@@ -441,7 +441,7 @@ fn bad_configuration_is_a_usage_error() {
 
 #[test]
 fn memory_skips_known_bad_domains_next_run_and_can_be_turned_off() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let run = |extra: &[&str]| {
         let out = sb
             .dra()
@@ -502,7 +502,7 @@ fn memory_skips_known_bad_domains_next_run_and_can_be_turned_off() {
 
 #[test]
 fn folder_corpora_read_pdf_files() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = sb.dir.path().join("docs");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -543,7 +543,7 @@ fn folder_corpora_read_pdf_files() {
 #[test]
 fn tool_call_caps_hold_exactly_with_eight_parallel_sub_researchers() {
     for limit in [9u64, 17, 30] {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let out = sb
             .dra()
             .arg("--runs-dir")
@@ -570,7 +570,7 @@ fn tool_call_caps_hold_exactly_with_eight_parallel_sub_researchers() {
 
 #[test]
 fn plain_rows_on_stderr_without_a_terminal() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -638,7 +638,7 @@ fn closed_output_pipes_never_stop_or_hang_a_run() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     for (verbose, close_stdout) in [("-vv", false), ("-v", false), ("--json", true)] {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let mut child = Command::new(env!("CARGO_BIN_EXE_dra"))
             .current_dir(sb.dir.path())
             .env("HOME", sb.dir.path())

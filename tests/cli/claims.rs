@@ -8,7 +8,7 @@ use std::path::Path;
 use dra::store::page_text_name;
 use predicates::prelude::*;
 
-use super::common::Sandbox;
+use super::common::TestHome;
 
 const PRICING_URL: &str = "https://padmapay.example/pricing";
 const PRICING: &str = "PadmaPay pricing. Our standard fee is 1.9% per successful transaction for domestic cards and UPI. International cards are charged 3.4%. Over 1,200 merchants signed up between January and March.";
@@ -17,7 +17,7 @@ const NEWS: &str = "Kochi, 5 March 2024. PadmaPay has appointed Anita Rao as chi
 
 /// A folder of page texts, sources.json with minimal entries, and a report.
 fn fixture(
-    sb: &Sandbox,
+    sb: &TestHome,
     report: &str,
 ) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
     let pages = sb.dir.path().join("pages");
@@ -44,7 +44,7 @@ fn report(body: &str) -> String {
 
 const PARAPHRASE: &str = "PadmaPay charges domestic cards a 1.9% fee on each successful transaction [1]. In March 2024 the company named Anita Rao its CEO, succeeding Vikram Menon [2]. It raised USD 12m in a Series A led by Lotus Ventures [2].";
 
-fn lint(sb: &Sandbox, body: &str) -> (i32, String) {
+fn lint(sb: &TestHome, body: &str) -> (i32, String) {
     let (file, sources, pages) = fixture(sb, &report(body));
     let out = sb
         .dra()
@@ -64,7 +64,7 @@ fn lint(sb: &Sandbox, body: &str) -> (i32, String) {
 
 #[test]
 fn a_correct_paraphrase_passes() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, out) = lint(&sb, PARAPHRASE);
     assert_eq!(code, 0, "{out}");
     assert!(
@@ -76,7 +76,7 @@ fn a_correct_paraphrase_passes() {
 
 #[test]
 fn a_changed_number_is_caught() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, out) = lint(&sb, &PARAPHRASE.replace("USD 12m", "USD 15m"));
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("the number 15m is not in [2]"), "{out}");
@@ -85,7 +85,7 @@ fn a_changed_number_is_caught() {
 
 #[test]
 fn a_swapped_name_is_caught() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, out) = lint(&sb, &PARAPHRASE.replace("Anita Rao", "Anita Desai"));
     assert_eq!(code, 1, "{out}");
     assert!(
@@ -96,7 +96,7 @@ fn a_swapped_name_is_caught() {
 
 #[test]
 fn a_sentence_citing_the_wrong_source_is_caught() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let wrong = PARAPHRASE.replace("transaction [1]", "transaction [2]");
     let (code, out) = lint(&sb, &wrong);
     assert_eq!(code, 1, "{out}");
@@ -112,7 +112,7 @@ fn a_sentence_citing_the_wrong_source_is_caught() {
 
 #[test]
 fn an_edited_quote_and_a_wrong_url_are_caught() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, out) = lint(
         &sb,
         "- **Pricing**: \"Our standard fee is 1.9% per successful transaction\" [1] (confidence 0.90, as of 2026-01-01)\n- **Leadership**: \"PadmaPay has appointed Anita Rao as chief executive officer.\" [2]",
@@ -148,7 +148,7 @@ fn an_edited_quote_and_a_wrong_url_are_caught() {
 
 #[test]
 fn lint_report_json_carries_the_claim_tally() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (file, sources, pages) = fixture(&sb, &report(&PARAPHRASE.replace("1.9%", "2.9%")));
     let out = sb
         .dra()
@@ -172,7 +172,7 @@ fn lint_report_json_carries_the_claim_tally() {
     assert_eq!(kinds, vec!["unsupported"]);
 }
 
-fn check_run(sb: &Sandbox, run: &Path) {
+fn check_run(sb: &TestHome, run: &Path) {
     let out = sb
         .dra()
         .arg("lint-report")
@@ -190,7 +190,7 @@ fn check_run(sb: &Sandbox, run: &Path) {
 
 #[test]
 fn every_report_dra_writes_passes_its_own_check() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")

@@ -5,7 +5,7 @@
 
 use dra::protocol::{EventBody, StatusReason, StatusState};
 
-use super::common::{Sandbox, parse_events};
+use super::common::{TestHome, parse_events};
 
 fn terminal(events: &[dra::protocol::Event]) -> (StatusState, Option<StatusReason>) {
     events
@@ -34,8 +34,8 @@ fn ask_json(
     question: &str,
     extra: &[&str],
     env: &[(&str, &str)],
-) -> (i32, Vec<dra::protocol::Event>, Sandbox) {
-    let sb = Sandbox::new();
+) -> (i32, Vec<dra::protocol::Event>, TestHome) {
+    let sb = TestHome::new();
     let mut cmd = sb.dra();
     cmd.args(["--json", "--runs-dir"]).arg(sb.runs()).arg("ask");
     cmd.args(extra).arg(question);
@@ -122,7 +122,7 @@ fn no_clarify_with_nothing_to_research_says_so() {
 
 #[test]
 fn doctor_shows_the_clarify_setting() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("doctor")
@@ -134,7 +134,7 @@ fn doctor_shows_the_clarify_setting() {
 }
 
 /// The binary with the sandbox's environment, for a pseudo-terminal.
-fn pty_command(sb: &Sandbox) -> std::process::Command {
+fn pty_command(sb: &TestHome) -> std::process::Command {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_dra"));
     let home = sb.dir.path();
     c.current_dir(home)
@@ -158,7 +158,7 @@ fn pty_command(sb: &Sandbox) -> std::process::Command {
 /// the same process and delivers a report about the company named.
 #[test]
 fn a_terminal_answers_the_question_and_the_run_goes_on() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let mut cmd = pty_command(&sb);
     cmd.args(["--runs-dir"])
         .arg(sb.runs())
@@ -210,7 +210,7 @@ fn a_terminal_answers_the_question_and_the_run_goes_on() {
 
 #[test]
 fn no_input_never_prompts_on_a_terminal() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let mut cmd = pty_command(&sb);
     cmd.args(["--runs-dir"])
         .arg(sb.runs())

@@ -1,11 +1,11 @@
 use dra::config::MODEL_TIERS;
 use predicates::prelude::*;
 
-use super::common::{Sandbox, repo_path};
+use super::common::{TestHome, repo_path};
 
 #[test]
 fn tiers_table_and_json_come_from_the_data() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb.dra().arg("tiers").assert().success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     for t in MODEL_TIERS {
@@ -61,7 +61,7 @@ fn tiers_table_and_json_come_from_the_data() {
 
 #[test]
 fn doctor_passes_on_a_fresh_machine_and_names_origins() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .arg("doctor")
         .assert()
@@ -91,7 +91,7 @@ fn doctor_passes_on_a_fresh_machine_and_names_origins() {
 
 #[test]
 fn doctor_fails_with_a_fix_for_each_problem() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .env("DRA_STREAMING", "sometimes")
         .arg("doctor")
@@ -113,7 +113,7 @@ fn doctor_fails_with_a_fix_for_each_problem() {
 
 #[test]
 fn doctor_reads_dotenv_and_config_file_with_origins() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::write(sb.dir.path().join(".env"), "DRA_MAX_PARALLEL=3\n").unwrap();
     let cfg = sb.dir.path().join("dra.toml");
     std::fs::write(&cfg, "model_tier = \"mid\"\nresearch_model = \"x\"\n").unwrap();
@@ -158,7 +158,7 @@ fn doctor_reads_dotenv_and_config_file_with_origins() {
 
 #[test]
 fn lint_report_catches_dangling_and_orphan_citations() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let bad = sb.dir.path().join("bad.md");
     std::fs::write(&bad, "# R\n\nFees are 1.9% [1].\nThe CEO is X [3].\n\n## Sources\n\n[1] A. https://a.example\n[2] B. https://b.example\n").unwrap();
     sb.dra()
@@ -224,7 +224,7 @@ fn lint_report_catches_dangling_and_orphan_citations() {
 
 #[test]
 fn a_real_report_passes_lint_against_its_sources() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .arg("--runs-dir")
         .arg(sb.runs())
@@ -247,7 +247,7 @@ fn a_real_report_passes_lint_against_its_sources() {
 
 #[test]
 fn completions_and_man_page_are_committed_and_fresh() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     for (shell, file) in [
         ("bash", "completions/dra.bash"),
         ("zsh", "completions/_dra"),
@@ -272,7 +272,7 @@ fn completions_and_man_page_are_committed_and_fresh() {
 
 #[test]
 fn help_and_version_exit_zero() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .arg("--help")
         .assert()
@@ -307,7 +307,7 @@ fn one_shot_server(status: &'static str) -> (String, std::thread::JoinHandle<Str
 
 #[test]
 fn doctor_checks_the_endpoint_when_a_key_is_set() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (url, server) = one_shot_server("200 OK");
     let out = sb
         .dra()
@@ -348,7 +348,7 @@ fn doctor_checks_the_endpoint_when_a_key_is_set() {
 /// and no search backend, both say the run cannot go ahead (ask exits 2).
 #[test]
 fn doctor_and_ask_agree_on_a_key_without_search() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .env("OPENAI_API_KEY", "sk-doctor-canary")
         .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
@@ -374,7 +374,7 @@ fn doctor_and_ask_agree_on_a_key_without_search() {
 /// ever appear and every quote must be in its source.
 #[test]
 fn eval_scores_the_independent_gold_sets() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     for (gold, floor) in [
         ("tests/gold/curbspec.gold.json", FLOOR_CURBSPEC),
         ("tests/gold/kvcompare.gold.json", FLOOR_KVCOMPARE),
@@ -414,7 +414,7 @@ const FLOOR_CALMREAD: f64 = 1.0;
 
 #[test]
 fn eval_scores_the_gold_sets() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // An earlier run leaves lessons in memory (look-alike domains); an
     // evaluation must not read them, or its report changes.
     sb.dra()

@@ -6,14 +6,15 @@ use tempfile::TempDir;
 
 pub const PADMAPAY_QUESTION: &str = "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today? Check leadership, licence status, funding, reliability, security incidents, pricing and merchant sentiment.";
 
-/// A sandbox: its own HOME, config and data dirs, working dir and runs dir.
-pub struct Sandbox {
+/// A test's own home: its own HOME, config and data dirs, working dir and
+/// runs dir (not a code sandbox: that is `dra::sandbox::Sandbox`).
+pub struct TestHome {
     pub dir: TempDir,
 }
 
-impl Sandbox {
+impl TestHome {
     pub fn new() -> Self {
-        Sandbox {
+        TestHome {
             dir: tempfile::tempdir().unwrap(),
         }
     }
@@ -37,7 +38,7 @@ impl Sandbox {
         c
     }
 
-    /// Gives a command the sandbox's environment (see [`Self::std_dra`]).
+    /// Gives a command this home's environment (see [`Self::std_dra`]).
     pub fn isolate(&self, c: &mut std::process::Command) {
         let home = self.dir.path();
         c.current_dir(home)

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::common::{Sandbox, repo_path};
+use super::common::{TestHome, repo_path};
 use dra::corpus::{Corpus, LoadOptions};
 
 const QUESTION: &str = "Is Tarsk Mills (Ostrava) a reliable flour supplier? Check leadership, pricing and reliability.";
@@ -31,7 +31,7 @@ fn stderr_of(out: &std::process::Output) -> String {
 }
 
 /// Runs `dra ask` offline on `corpus`; the run must not fail on the corpus.
-fn ask(sb: &Sandbox, corpus: &Path, envs: &[(&str, &str)]) -> std::process::Output {
+fn ask(sb: &TestHome, corpus: &Path, envs: &[(&str, &str)]) -> std::process::Output {
     let mut cmd = sb.dra();
     cmd.arg("--runs-dir")
         .arg(sb.runs())
@@ -57,7 +57,7 @@ fn assert_not_a_corpus_failure(out: &std::process::Output) {
 #[cfg(unix)]
 #[test]
 fn a_symlink_loop_in_a_folder_corpus_ends() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("corpus");
     good_docs(&corpus);
     std::os::unix::fs::symlink(".", corpus.join("dot")).unwrap();
@@ -74,7 +74,7 @@ fn a_symlink_loop_in_a_folder_corpus_ends() {
 #[cfg(unix)]
 #[test]
 fn dev_zero_as_a_corpus_is_refused_at_the_cap() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -94,7 +94,7 @@ fn dev_zero_as_a_corpus_is_refused_at_the_cap() {
 
 #[test]
 fn a_missing_corpus_names_the_os_error_once() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .args([
@@ -114,7 +114,7 @@ fn a_missing_corpus_names_the_os_error_once() {
 
 #[test]
 fn a_cut_document_is_named_with_its_cap() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("corpus");
     good_docs(&corpus);
     let mut big = String::from("# Tarsk Mills annual report\n\n");
@@ -153,7 +153,7 @@ fn a_cut_document_is_named_with_its_cap() {
         text.push_str("Tarsk Mills has milled flour in Ostrava for many decades now. ");
     }
     std::fs::write(long.join("history.md"), &text).unwrap();
-    let out = ask(&Sandbox::new(), &long, &[]);
+    let out = ask(&TestHome::new(), &long, &[]);
     assert_not_a_corpus_failure(&out);
     let err = stderr_of(&out);
     assert!(
@@ -162,7 +162,7 @@ fn a_cut_document_is_named_with_its_cap() {
     );
     // Cut by both: one warning, naming both cuts.
     let out = ask(
-        &Sandbox::new(),
+        &TestHome::new(),
         &long,
         &[("DRA_CORPUS_MAX_DOCUMENT_BYTES", "125000")],
     );
@@ -177,7 +177,7 @@ fn a_cut_document_is_named_with_its_cap() {
 
 #[test]
 fn the_runs_folder_inside_the_corpus_is_not_evidence() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("corpus");
     good_docs(&corpus);
     // An old run copied elsewhere in the corpus is skipped too.
@@ -286,7 +286,7 @@ fn messy_folder(dir: &Path) {
 
 #[test]
 fn a_folder_survives_bad_files_with_one_warning_each() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("corpus");
     messy_folder(&corpus);
     let out = ask(&sb, &corpus, &[]);
@@ -344,7 +344,7 @@ fn a_folder_survives_bad_files_with_one_warning_each() {
 
 #[test]
 fn a_json_corpus_with_a_bom_and_single_files_are_corpora() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let json = sb.dir.path().join("corpus.json");
     std::fs::write(
         &json,
@@ -361,7 +361,7 @@ fn a_json_corpus_with_a_bom_and_single_files_are_corpora() {
     )
     .unwrap();
     for file in ["about.md", "pricing.txt", "page.html"] {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let out = ask(&sb, &dir.join(file), &[]);
         assert_not_a_corpus_failure(&out);
         let err = stderr_of(&out);
@@ -375,7 +375,7 @@ fn a_json_corpus_with_a_bom_and_single_files_are_corpora() {
 
 #[test]
 fn real_world_html_metadata_from_json_ld_opengraph_and_time() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("pages");
     std::fs::create_dir_all(&corpus).unwrap();
     std::fs::write(
@@ -465,7 +465,7 @@ fn the_realworld_corpus_dates_match_its_manifest() {
     }
     assert!(checked >= 20, "{checked} pages checked");
     assert!(wrong.is_empty(), "{wrong:#?}");
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")

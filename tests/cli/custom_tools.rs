@@ -13,7 +13,7 @@ use std::time::Duration;
 use dra::protocol::{ErrorClass, EventBody};
 use serde_json::{Value, json};
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events};
 use super::online::{Fault, ONLINE_KEY, Who, start_with, text_of, who};
 
 const PRICING_QUOTE: &str =
@@ -213,14 +213,14 @@ fn summary_of(b: &EventBody) -> (bool, String, Option<ErrorClass>) {
 /// One scripted run over the whole toolbox and the MCP knowledge base,
 /// with extra settings; returns the sandbox, the events and the requests
 /// the model received.
-fn run_toolbox(env: &[(&str, &str)]) -> (Sandbox, Vec<dra::protocol::Event>, Vec<String>) {
+fn run_toolbox(env: &[(&str, &str)]) -> (TestHome, Vec<dra::protocol::Event>, Vec<String>) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
     let kb = rt.block_on(super::mcp::serve_kb());
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let tools_dir = sb.dir.path().join("my_tools");
     let marks = sb.dir.path().join("marks");
     std::fs::create_dir_all(&marks).unwrap();
@@ -499,7 +499,7 @@ fn without_offloading_large_results_are_cut_and_said_to_be() {
 
 #[test]
 fn doctor_lists_custom_tools_and_broken_ones() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = sb.dir.path().join("custom_tools");
     let marks = sb.dir.path().join("marks");
     toolbox(&dir, &marks);

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::common::{Sandbox, repo_path};
+use super::common::{TestHome, repo_path};
 use dra::corpus::Corpus;
 use dra::document::{ContentType, DocMeta, RawDocument};
 use dra::embed::store::VectorStore;
@@ -144,7 +144,7 @@ fn hybrid_search_finds_the_page_that_answers_in_other_words() {
     );
 }
 
-fn ask_with_model(sb: &Sandbox, corpus: &Path, model: &Path) -> std::process::Output {
+fn ask_with_model(sb: &TestHome, corpus: &Path, model: &Path) -> std::process::Output {
     sb.dra()
         .arg("--runs-dir")
         .arg(sb.runs())
@@ -173,7 +173,7 @@ fn write_corpus(dir: &Path) {
 
 #[test]
 fn a_missing_or_damaged_model_folder_is_a_usage_error_naming_it() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("docs");
     write_corpus(&corpus);
 
@@ -205,10 +205,10 @@ fn a_missing_or_damaged_model_folder_is_a_usage_error_naming_it() {
 
 #[test]
 fn a_run_says_how_much_of_the_corpus_is_searched_by_meaning() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("docs");
     write_corpus(&corpus);
-    let report = |sb: &Sandbox| {
+    let report = |sb: &TestHome| {
         let out = ask_with_model(sb, &corpus, &model_dir());
         assert!(
             out.status.code().is_some_and(|c| c != 2 && c != 1),
@@ -290,7 +290,7 @@ fn stored_vectors_are_reused_and_a_damaged_store_is_rebuilt() {
 
 #[test]
 fn dra_index_embeds_once_and_says_what_it_needs() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("docs");
     write_corpus(&corpus);
     let index = |json: bool| {

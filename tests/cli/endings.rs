@@ -10,9 +10,9 @@ use std::path::Path;
 use dra::protocol::{Event, EventBody, StatusReason, StatusState, WarningCode};
 use dra::report::SourceEntry;
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events};
 
-fn json_run(sb: &Sandbox, args: &[&str], code: i32) -> Vec<Event> {
+fn json_run(sb: &TestHome, args: &[&str], code: i32) -> Vec<Event> {
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -38,7 +38,7 @@ fn report_of(dir: &Path) -> String {
 }
 
 /// The latest run directory (runs are named by time).
-fn last_run(sb: &Sandbox) -> std::path::PathBuf {
+fn last_run(sb: &TestHome) -> std::path::PathBuf {
     let mut dirs: Vec<_> = std::fs::read_dir(sb.runs())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -52,7 +52,7 @@ fn a_question_with_nothing_to_research_stops_early_and_says_how_to_ask() {
     // A question of control characters only is empty once sanitised: a
     // usage error before any run (tests/cli/robust_cli.rs).
     for q in ["x", "Compare them"] {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let events = json_run(&sb, &[q], 7);
         assert!(matches!(events[0].body, EventBody::RunStart { .. }));
         let (state, reason, detail) = terminal(&events);
@@ -76,7 +76,7 @@ fn a_question_with_nothing_to_research_stops_early_and_says_how_to_ask() {
         );
     }
     // The human summary tells the user what to do.
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -91,7 +91,7 @@ fn a_question_with_nothing_to_research_stops_early_and_says_how_to_ask() {
 
 #[test]
 fn a_report_with_no_verified_source_is_not_delivered() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("notes");
     std::fs::create_dir_all(&corpus).unwrap();
     std::fs::write(
@@ -126,12 +126,12 @@ fn a_report_with_no_verified_source_is_not_delivered() {
 
 #[test]
 fn run_start_comes_first_even_when_memory_cannot_be_read() {
-    let memory = |sb: &Sandbox| sb.dir.path().join("data/dra/memory/lessons.json");
+    let memory = |sb: &TestHome| sb.dir.path().join("data/dra/memory/lessons.json");
     // Corrupt, then unreadable (a directory where the file should be).
-    let corrupt = Sandbox::new();
+    let corrupt = TestHome::new();
     std::fs::create_dir_all(memory(&corrupt).parent().unwrap()).unwrap();
     std::fs::write(memory(&corrupt), "{ not json").unwrap();
-    let unreadable = Sandbox::new();
+    let unreadable = TestHome::new();
     std::fs::create_dir_all(memory(&unreadable)).unwrap();
     for sb in [corrupt, unreadable] {
         let events = json_run(&sb, &[PADMAPAY_QUESTION], 0);
@@ -155,7 +155,7 @@ fn run_start_comes_first_even_when_memory_cannot_be_read() {
 
 #[test]
 fn every_report_number_maps_to_the_source_event_it_came_from() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let events = json_run(&sb, &[PADMAPAY_QUESTION], 0);
     let read: BTreeMap<usize, String> = events
         .iter()
@@ -238,7 +238,7 @@ fn every_report_number_maps_to_the_source_event_it_came_from() {
 
 #[test]
 fn a_salvaged_report_lists_every_unresearched_aspect_under_gaps() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let events = json_run(&sb, &["--max-tool-calls", "12", PADMAPAY_QUESTION], 5);
     let plan: Vec<String> = events
         .iter()
@@ -283,7 +283,7 @@ fn a_salvaged_report_lists_every_unresearched_aspect_under_gaps() {
 
 #[test]
 fn security_notes_survive_memory() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     json_run(&sb, &[PADMAPAY_QUESTION], 0);
     let first = report_of(&last_run(&sb));
     assert!(first.contains("best-gateways-2026.example"), "{first}");
@@ -307,7 +307,7 @@ fn security_notes_survive_memory() {
 
 #[test]
 fn a_gap_in_a_cut_document_says_truncated() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = sb.dir.path().join("docs");
     std::fs::create_dir_all(&corpus).unwrap();
     let mut text = String::from(
@@ -359,7 +359,7 @@ fn a_gap_in_a_cut_document_says_truncated() {
 fn a_subject_found_nowhere_is_not_answered_with_coincidental_sentences() {
     // Real-world pages about other things: a café, a laptop's Wi-Fi. "How
     // Firefox Reader View works" shares one word ("works") with them.
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = super::common::repo_path("tests/corpora/realworld");
     let corpus = corpus.display().to_string();
     let events = json_run(

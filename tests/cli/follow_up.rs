@@ -9,13 +9,13 @@ use std::path::PathBuf;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, repo_path};
+use super::common::{PADMAPAY_QUESTION, TestHome, repo_path};
 use super::online::{self, Fault, ONLINE_KEY, Who, who};
 use super::web_run::Site;
 
 /// Run directories, oldest first (by the second they were created in, then
 /// by the moment their first event was written).
-fn run_dirs(sb: &Sandbox) -> Vec<PathBuf> {
+fn run_dirs(sb: &TestHome) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(sb.runs())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -42,7 +42,7 @@ fn start_inputs(dir: &std::path::Path) -> Value {
 
 #[test]
 fn a_follow_up_keeps_the_subject_and_corpus_and_answers_the_new_question() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .arg("--runs-dir")
         .arg(sb.runs())
@@ -107,7 +107,7 @@ fn a_follow_up_keeps_the_subject_and_corpus_and_answers_the_new_question() {
 
 #[test]
 fn a_follow_up_of_an_unfinished_or_unknown_run_is_a_clear_error() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // A run that asks (offline, a question naming nothing) waits for answers.
     sb.dra()
         .arg("--runs-dir")
@@ -140,7 +140,7 @@ fn a_follow_up_of_an_unfinished_or_unknown_run_is_a_clear_error() {
 #[test]
 fn a_follow_up_over_the_web_reads_no_page_twice() {
     let site = Site::start();
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let ask = |extra: &[&str], question: &str| {
         sb.dra()
             .env("TAVILY_API_KEY", "tvly-follow-up")
@@ -180,7 +180,7 @@ fn a_follow_up_over_the_web_reads_no_page_twice() {
 #[test]
 fn the_model_sees_only_the_current_turn_and_the_earlier_answers_as_data() {
     let server = online::start(Fault::None);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let ask = |extra: &[&str], question: &str| {
         sb.dra()
             .env("OPENAI_API_KEY", ONLINE_KEY)

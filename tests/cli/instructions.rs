@@ -12,7 +12,7 @@ use std::path::Path;
 use dra::protocol::{EventBody, StatusReason, StatusState, Verdict};
 use serde_json::{Value, json};
 
-use super::common::{Sandbox, parse_events};
+use super::common::{TestHome, parse_events};
 use super::online::{Fault, ONLINE_KEY, Who, start_with, text_of, who};
 
 const GOOD_URL: &str = "https://orla.example/about";
@@ -86,7 +86,7 @@ fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
 #[test]
 fn instructions_quoted_as_evidence_are_dropped_and_their_pages_quarantined() {
     let server = start_with(Fault::None, script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = write_corpus(sb.dir.path());
     let out = sb
         .dra()

@@ -9,7 +9,7 @@ use dra::corpus::Corpus;
 use dra::evidence::assess;
 use dra::protocol::{EntityAnchors, EventBody, Verdict};
 
-use super::common::{Sandbox, parse_events, repo_path};
+use super::common::{TestHome, parse_events, repo_path};
 
 const SITE: &str = "https://www.reviewhub.example/";
 
@@ -90,7 +90,7 @@ fn the_identity_gate_tells_lookalikes_on_one_site_apart() {
 
 #[test]
 fn a_run_cites_the_genuine_page_and_names_why_the_others_were_rejected() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")

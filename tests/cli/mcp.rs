@@ -20,7 +20,7 @@ use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Value, json};
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events};
 use super::online::{Fault, ONLINE_KEY, Who, start_with, text_of, who};
 
 const PRICING_QUOTE: &str =
@@ -447,7 +447,7 @@ fn an_online_run_with_only_an_mcp_server_cites_its_results() {
     let rt = rt();
     let kb = rt.block_on(serve_kb());
     let model = start_with(Fault::None, mcp_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("OPENAI_API_KEY", ONLINE_KEY)

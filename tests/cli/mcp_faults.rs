@@ -20,7 +20,7 @@ use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Value, json};
 
-use super::common::{Sandbox, parse_events};
+use super::common::{TestHome, parse_events};
 use super::online::{Fault, ONLINE_KEY, Who, start_with, text_of, who};
 
 const QUOTE: &str = "Orla Freight charges 42 pounds per pallet for next-day delivery in Leeds.";
@@ -178,7 +178,7 @@ fn rate_limits_tool_list_changes_and_a_server_gone_mid_run_do_not_stop_the_run()
         .unwrap();
     let (url, server) = serve(&rt);
     let model = start_with(Fault::None, script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("OPENAI_API_KEY", ONLINE_KEY)
@@ -277,7 +277,7 @@ fn lookup_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
     }
 }
 
-fn dra_child(sb: &Sandbox, model: &str) -> std::process::Command {
+fn dra_child(sb: &TestHome, model: &str) -> std::process::Command {
     let mut c = sb.std_dra();
     c.env("OPENAI_API_KEY", ONLINE_KEY)
         .env("OPENAI_BASE_URL", model)
@@ -309,7 +309,7 @@ fn a_resumed_run_does_not_call_an_mcp_server_again() {
     // An uninterrupted run: how many model requests it makes.
     let (url, _) = serve(&rt);
     let model = start_with(Fault::None, lookup_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = dra_child(&sb, &model.base)
         .args(["ask", "--mcp"])
         .arg(format!("faulty={url}"))
@@ -327,7 +327,7 @@ fn a_resumed_run_does_not_call_an_mcp_server_again() {
     let (url, server) = serve(&rt);
     let model = start_with(Fault::None, lookup_script);
     model.session.hang_at.store(requests, Ordering::SeqCst);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let mut child = dra_child(&sb, &model.base)
         .args(["ask", "--mcp"])
         .arg(format!("faulty={url}"))
@@ -354,7 +354,7 @@ fn a_resumed_run_does_not_call_an_mcp_server_again() {
     // the tools its first invocation listed and replays the call it made.
     server.gone.store(true, Ordering::SeqCst);
     // A copy of the killed run, resumed with no --mcp below.
-    let copy = Sandbox::new();
+    let copy = TestHome::new();
     std::fs::create_dir_all(copy.runs()).unwrap();
     let copied = std::process::Command::new("cp")
         .arg("-a")

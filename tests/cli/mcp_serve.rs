@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::common::Sandbox;
+use super::common::TestHome;
 
 const DESCRIPTION: &str = "Test desk: researches payment companies for the onboarding team.";
 
@@ -31,14 +31,14 @@ pub(super) fn python_sdk() -> PathBuf {
 
 /// The environment of a sandboxed dra: its own HOME, config, data and runs
 /// dirs, none of the caller's keys or DRA_ settings (offline).
-fn sandboxed(c: &mut Command, sb: &Sandbox) {
+fn sandboxed(c: &mut Command, sb: &TestHome) {
     sb.isolate(c);
     c.env("DRA_RUNS_DIR", sb.runs())
         .env("DRA_AGENT_DESCRIPTION", DESCRIPTION);
 }
 
 /// Runs the Python driver; returns what it saw.
-fn drive(sb: &Sandbox, args: &[&str]) -> Value {
+fn drive(sb: &TestHome, args: &[&str]) -> Value {
     let script = super::common::repo_path("tests/mcp_clients/drive_dra.py");
     let mut c = Command::new("python3");
     sandboxed(&mut c, sb);
@@ -84,7 +84,7 @@ fn run_with_timeout(mut c: Command, limit: Duration) -> std::process::Output {
 /// What every transport must show: the four tools with the configured
 /// description, a cited report with its sources and progress, and the
 /// small tools working.
-fn check_session(seen: &Value, sb: &Sandbox) {
+fn check_session(seen: &Value, sb: &TestHome) {
     let tools = seen["tools"].as_object().unwrap();
     let mut names: Vec<&str> = tools.keys().map(String::as_str).collect();
     names.sort();
@@ -232,7 +232,7 @@ fn dra_citations(report: &str) -> Vec<usize> {
 
 #[test]
 fn python_sdk_drives_mcp_serve_over_stdio() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let seen = drive(&sb, &["stdio", env!("CARGO_BIN_EXE_dra")]);
     check_session(&seen, &sb);
     // `dra runs` sees the run the server started.
@@ -270,7 +270,7 @@ impl Drop for Listening {
     }
 }
 
-fn listen(sb: &Sandbox, token: Option<&str>, extra: &[&str]) -> Listening {
+fn listen(sb: &TestHome, token: Option<&str>, extra: &[&str]) -> Listening {
     let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
     sandboxed(&mut c, sb);
     if let Some(t) = token {
@@ -399,7 +399,7 @@ impl RawSession {
 
 #[test]
 fn python_sdk_drives_mcp_serve_over_http_with_a_token() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // `--corpus-root` lets the driver's call for a missing corpus through to
     // the run (which cannot start); HTTP callers name no files without it.
     let server = listen(&sb, Some("tok-3b1f"), &["--corpus-root", "/nonexistent"]);
@@ -478,7 +478,7 @@ fn python_sdk_drives_mcp_serve_over_http_with_a_token() {
 
 #[test]
 fn listening_off_loopback_needs_permission_and_a_token() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .args(["mcp-serve", "--listen", "0.0.0.0:0"])
@@ -524,7 +524,7 @@ fn lines_of(stdout: std::process::ChildStdout) -> mpsc::Receiver<String> {
 
 #[test]
 fn stdio_stdout_carries_json_rpc_only() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
     sandboxed(&mut c, &sb);
     // -vv: debug logs must still go to stderr, never stdout.
@@ -626,7 +626,7 @@ fn stdio_stdout_carries_json_rpc_only() {
 
 #[test]
 fn cancelling_a_research_call_interrupts_its_run() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
     sandboxed(&mut c, &sb);
     let mut child = c
@@ -686,7 +686,7 @@ fn cancelling_a_research_call_interrupts_its_run() {
 
 #[test]
 fn a_served_corpus_is_what_search_and_fetch_read() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = super::common::repo_path("tests/corpora/halden");
     let mut c = Command::new(env!("CARGO_BIN_EXE_dra"));
     sandboxed(&mut c, &sb);
@@ -752,7 +752,7 @@ fn a_served_corpus_is_what_search_and_fetch_read() {
 
 #[test]
 fn http_sessions_are_capped() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let server = listen(&sb, Some("tok-cap"), &[]);
     let auth = [("authorization", "Bearer tok-cap")];
     for i in 0..64 {
@@ -768,7 +768,7 @@ fn http_sessions_are_capped() {
 
 #[test]
 fn http_callers_name_only_allowed_files_and_see_only_this_servers_runs() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // A run made from the command line, before any server.
     sb.dra()
         .arg("--runs-dir")

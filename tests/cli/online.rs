@@ -17,7 +17,7 @@ use axum::routing::post;
 use dra::protocol::{EventBody, StatusReason, StatusState};
 use serde_json::{Value, json};
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events};
 
 const KEY: &str = "sk-online-canary-91c4";
 const PRICING_URL: &str = "https://padmapay.example/pricing";
@@ -333,8 +333,8 @@ pub(super) const ONLINE_KEY: &str = KEY;
 pub(super) fn run_online(
     server: &Server,
     env: &[(&str, &str)],
-) -> (Option<i32>, Vec<dra::protocol::Event>, Sandbox) {
-    let sb = Sandbox::new();
+) -> (Option<i32>, Vec<dra::protocol::Event>, TestHome) {
+    let sb = TestHome::new();
     let mut cmd = sb.dra();
     cmd.env("OPENAI_API_KEY", KEY)
         .env("OPENAI_BASE_URL", &server.base)
@@ -357,7 +357,7 @@ pub(super) fn run_online(
     (code, events, sb)
 }
 
-fn assert_good_report(sb: &Sandbox) {
+fn assert_good_report(sb: &TestHome) {
     let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
     assert!(
         report.contains(PRICING_QUOTE) && report.contains(ABOUT_QUOTE),
@@ -573,7 +573,7 @@ fn a_rejected_key_ends_the_run_with_a_clear_error() {
 #[test]
 fn base_url_overrides_must_be_allowlisted() {
     let server = start(Fault::None);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .env("OPENAI_API_KEY", KEY)
         .args([
@@ -587,7 +587,7 @@ fn base_url_overrides_must_be_allowlisted() {
         .stderr(predicates::str::contains("DRA_ALLOWED_BASE_URLS"));
     assert_eq!(server.session.count.load(Ordering::SeqCst), 0);
     let (code, _, _) = {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let out = sb
             .dra()
             .env("OPENAI_API_KEY", KEY)

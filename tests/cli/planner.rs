@@ -5,14 +5,14 @@
 
 use serde_json::Value;
 
-use super::common::{Sandbox, repo_path};
+use super::common::{TestHome, repo_path};
 
 const QUESTION: &str = "What is Larkspur Sync and how does it work?";
 const BLOG: &str = "https://notes-weekly.example/2026/06/inside-the-larkspur-engine";
 const LOOKALIKE: &str = "https://larkspursync-plumbing.example/about";
 
 fn run(args: &[&str]) -> Vec<Value> {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use dra::protocol::{EventBody, StatusReason, StatusState};
 use serde_json::{Value, json};
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events, repo_path};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events, repo_path};
 use super::online::{Fault, ONLINE_KEY, Who, start, start_with, text_of, who};
 
 const VISIBLE: &str = "<p>Orla Freight is a trucking company based in Leeds, England.</p><p>Orla Freight reviews mention punctual deliveries and friendly drivers.</p>";
@@ -204,7 +204,7 @@ fn redteam_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
 #[test]
 fn no_canary_from_any_hiding_technique_reaches_a_model_or_the_report() {
     let server = start_with(Fault::None, redteam_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = write_corpus(sb.dir.path());
     let out = sb
         .dra()
@@ -261,7 +261,7 @@ fn no_canary_from_any_hiding_technique_reaches_a_model_or_the_report() {
 #[test]
 fn ctrl_c_interrupts_a_run_and_keeps_what_was_found() {
     let server = start(Fault::Slow);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dra"))
         .current_dir(sb.dir.path())
         .env("HOME", sb.dir.path())
@@ -463,7 +463,7 @@ fn every_redteam_page_is_quarantined_by_the_scan() {
 
 /// `--json` events, report.md, sources.json and evidence.json's accepted
 /// items of one run: none may carry a canary.
-fn assert_no_canary_in_run(sb: &Sandbox, stdout: &str, hostile: &[Hostile]) -> Value {
+fn assert_no_canary_in_run(sb: &TestHome, stdout: &str, hostile: &[Hostile]) -> Value {
     assert_eq!(leaked(stdout, hostile), None, "a canary reached an event");
     for f in ["report.md", "sources.json", "events.jsonl"] {
         let text = std::fs::read_to_string(sb.run_dir().join(f)).unwrap();
@@ -512,7 +512,7 @@ fn assert_read_pages_quarantined(evidence: &Value, hostile: &[Hostile]) -> usize
 #[test]
 fn offline_run_on_the_redteam_corpus_leaks_no_canary() {
     let (hostile, _) = manifest();
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -587,7 +587,7 @@ fn obedient_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
 fn an_obedient_model_sees_no_canary_from_the_redteam_corpus() {
     let (hostile, _) = manifest();
     let server = start_with(Fault::None, obedient_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("OPENAI_API_KEY", ONLINE_KEY)

@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use dra::protocol::{Event, EventBody, StatusReason, StatusState};
 use serde_json::{Value, json};
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events, repo_path};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events, repo_path};
 use super::online::{self, Fault, ONLINE_KEY, Server, Who, text_of, who};
 
 /// `dra` as a child process (so it can be killed), with the sandbox's
 /// isolation and the scripted server's endpoint.
-fn dra_cmd(sb: &Sandbox, server: &Server) -> Command {
+fn dra_cmd(sb: &TestHome, server: &Server) -> Command {
     let mut c = sb.std_dra();
     c.env("OPENAI_API_KEY", ONLINE_KEY)
         .env("OPENAI_BASE_URL", &server.base)
@@ -128,7 +128,7 @@ fn evidence_of(dir: &Path) -> Evidence {
 /// An uninterrupted run with `parallel` sub-researchers at a time.
 fn baseline(parallel: usize) -> Baseline {
     let server = online::start(Fault::None);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = run(ask_args(
         dra_cmd(&sb, &server).env("DRA_MAX_PARALLEL", parallel.to_string()),
     ));
@@ -165,7 +165,7 @@ enum Kill {
 fn kill_then_resume(kill: Kill, parallel: usize, expected: &Baseline) {
     let baseline_requests = expected.requests;
     let server = online::start(Fault::Slow);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     if let Kill::DuringRequest(n) = kill {
         server.session.hang_at.store(n, Ordering::SeqCst);
     }
@@ -361,7 +361,7 @@ fn asking_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
 #[test]
 fn a_run_that_asks_is_resumed_headless_with_answers() {
     let server = online::start_with(Fault::None, asking_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = run(ask_args(&mut dra_cmd(&sb, &server)));
     assert_eq!(out.code, Some(3), "{}", out.stderr);
     let dir = sb.run_dir();
@@ -426,7 +426,7 @@ fn a_run_that_asks_is_resumed_headless_with_answers() {
 #[test]
 fn ask_with_an_answers_file_answers_the_first_clarification_without_stopping() {
     let server = online::start_with(Fault::None, asking_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let answers = sb.dir.path().join("answers.json");
     std::fs::write(&answers, r#"["PadmaPay of Kochi", "this year"]"#).unwrap();
     let out = run(ask_args(&mut dra_cmd(&sb, &server))
@@ -446,7 +446,7 @@ fn ask_with_an_answers_file_answers_the_first_clarification_without_stopping() {
     );
 }
 
-fn offline_cmd(sb: &Sandbox) -> assert_cmd::Command {
+fn offline_cmd(sb: &TestHome) -> assert_cmd::Command {
     let mut c = sb.dra();
     c.env("DRA_TODAY", "2026-11-29")
         .env("DRA_MAX_PARALLEL", "1")
@@ -458,7 +458,7 @@ fn offline_cmd(sb: &Sandbox) -> assert_cmd::Command {
 
 #[test]
 fn torn_files_recover_to_the_last_good_line_with_a_warning() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let q = "Is PadmaPay a reliable payment gateway? Check pricing and leadership.";
     let first = offline_cmd(&sb).args(["ask", q]).assert();
     let expected_code = first.get_output().status.code();
@@ -504,7 +504,7 @@ fn torn_files_recover_to_the_last_good_line_with_a_warning() {
 
 #[test]
 fn unknown_ambiguous_and_locked_runs_are_clear_errors() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let e = offline_cmd(&sb).args(["resume", "nosuch"]).assert().code(2);
     let stderr = String::from_utf8_lossy(&e.get_output().stderr).into_owned();
     assert!(stderr.contains("no run matches \"nosuch\""), "{stderr}");

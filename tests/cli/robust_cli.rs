@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use dra::protocol::{EventBody, StatusReason, StatusState};
 use serde_json::Value;
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events, repo_path};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events, repo_path};
 use super::online::{Fault, ONLINE_KEY, Server, start};
 
 fn stderr_of(out: &std::process::Output) -> String {
@@ -34,7 +34,7 @@ fn run_header(run_dir: &Path) -> Value {
 
 #[test]
 fn a_multi_line_question_is_planned_and_reported_whole() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -70,7 +70,7 @@ fn a_multi_line_question_is_planned_and_reported_whole() {
 
 #[test]
 fn dash_reads_the_question_from_stdin() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -102,7 +102,7 @@ fn dash_reads_the_question_from_stdin() {
 
 #[test]
 fn question_file_is_read_and_its_problems_name_it() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let file = sb.dir.path().join("question.txt");
     std::fs::write(&file, "Is PadmaPay reliable?\n\nCheck its pricing.\n").unwrap();
     let out = sb
@@ -153,7 +153,7 @@ fn question_file_is_read_and_its_problems_name_it() {
 
 #[test]
 fn control_bytes_in_the_question_are_never_echoed() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .arg("--runs-dir")
@@ -207,7 +207,7 @@ fn hostile_corpus(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn escape_sequences_in_pages_reach_neither_rows_nor_report() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let corpus = hostile_corpus(sb.dir.path());
     let out = sb
         .dra()
@@ -250,7 +250,7 @@ fn escape_sequences_in_pages_reach_neither_rows_nor_report() {
 
 #[test]
 fn color_always_draws_rows_into_a_pipe() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env_remove("NO_COLOR")
@@ -270,7 +270,7 @@ fn color_always_draws_rows_into_a_pipe() {
 
 #[test]
 fn misspelled_config_keys_get_a_suggestion() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = sb.dir.path().join("config/dra");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("config.toml"), "max_usdd = 1\n").unwrap();
@@ -303,7 +303,7 @@ fn misspelled_config_keys_get_a_suggestion() {
 
 #[test]
 fn dotenv_errors_name_the_path_and_line() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::write(
         sb.dir.path().join(".env"),
         "# settings\nDRA_MAX_RETRIES=2\n\nFOO BAR=3\n",
@@ -320,7 +320,7 @@ fn dotenv_errors_name_the_path_and_line() {
 
 #[test]
 fn os_errors_are_printed_once() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .args(["--config", "/nonexistent/dra.toml", "tiers"])
@@ -333,7 +333,7 @@ fn os_errors_are_printed_once() {
 }
 
 /// An online run against the slow scripted server, started and left running.
-fn slow_run(server: &Server, sb: &Sandbox) -> Child {
+fn slow_run(server: &Server, sb: &TestHome) -> Child {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_dra"))
         .current_dir(sb.dir.path())
         .env("HOME", sb.dir.path())
@@ -414,7 +414,7 @@ fn assert_ends_with_terminal_status(run_dir: &Path) -> dra::protocol::Status {
 fn sigterm_and_sighup_end_a_run_like_ctrl_c() {
     for (signal, code) in [("TERM", 143), ("HUP", 129)] {
         let server = start(Fault::Slow);
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let child = slow_run(&server, &sb);
         kill(&child, signal);
         let (got, err) = wait(child);
@@ -437,7 +437,7 @@ fn a_second_signal_exits_at_once_and_still_ends_the_log() {
     let mut forced = false;
     for _ in 0..4 {
         let server = start(Fault::Slow);
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let child = slow_run(&server, &sb);
         kill(&child, "INT");
         std::thread::sleep(Duration::from_millis(5));

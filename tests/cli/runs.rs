@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::common::Sandbox;
+use super::common::TestHome;
 
 fn fake_run(runs: &Path, name: &str, events: &str) {
     let d = runs.join(name);
@@ -16,7 +16,7 @@ fn header(id: &str, q: &str, created: &str) -> String {
     )
 }
 
-fn runs_json(sb: &Sandbox, extra: &[&str]) -> (i32, serde_json::Value, String) {
+fn runs_json(sb: &TestHome, extra: &[&str]) -> (i32, serde_json::Value, String) {
     let out = sb
         .dra()
         .args(["--json", "--runs-dir"])
@@ -35,7 +35,7 @@ fn runs_json(sb: &Sandbox, extra: &[&str]) -> (i32, serde_json::Value, String) {
 
 #[test]
 fn lists_real_and_damaged_runs_newest_first() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // A real run (asks, exit 3) and a real report.
     let st = sb
         .dra()
@@ -104,7 +104,7 @@ fn lists_real_and_damaged_runs_newest_first() {
 
 #[test]
 fn prune_lists_asks_and_removes_only_old_runs() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let old = "20200101T000000Z-0000000a";
     fake_run(
         &sb.runs(),
@@ -150,7 +150,7 @@ fn prune_lists_asks_and_removes_only_old_runs() {
 
 #[test]
 fn prune_skips_a_run_a_live_dra_holds() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let held = "20200101T000000Z-0000000c";
     let free = "20200101T000000Z-0000000d";
     for (name, id) in [(held, "0000000c"), (free, "0000000d")] {

@@ -374,7 +374,7 @@ fn printing_100_mb_reaches_the_model_cut() {
 #[test]
 fn the_human_rows_show_each_code_run() {
     let server = super::online::start_with(super::online::Fault::None, script_with_execute);
-    let sb = super::common::Sandbox::new();
+    let sb = super::common::TestHome::new();
     let out = sb
         .dra()
         .env("OPENAI_API_KEY", super::online::ONLINE_KEY)
@@ -449,7 +449,7 @@ fn a_scripted_model_computes_with_execute_and_reads_the_result() {
 
 #[test]
 fn doctor_names_the_sandbox_or_how_to_get_one() {
-    let sb = super::common::Sandbox::new();
+    let sb = super::common::TestHome::new();
     let out = sb.dra().arg("doctor").assert();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     let line = text
@@ -619,7 +619,7 @@ mod sidecar {
             super::super::online::Fault::None,
             super::script_with_execute,
         );
-        let sb = super::super::common::Sandbox::new();
+        let sb = super::super::common::TestHome::new();
         let out = sb
             .dra()
             .env("OPENAI_API_KEY", super::super::online::ONLINE_KEY)

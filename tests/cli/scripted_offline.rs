@@ -14,7 +14,7 @@ use dra::engine::model::{ChatModel, ChatRequest, Message, NoSink, Role, ToolCall
 use dra::engine::offline::OfflineModel;
 use serde_json::{Value, json};
 
-use super::common::{Sandbox, repo_path};
+use super::common::{TestHome, repo_path};
 
 fn to_request(body: &Value) -> ChatRequest {
     let messages = body["messages"]
@@ -151,7 +151,7 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-fn scripted_eval(sb: &Sandbox, base: &str, gold: &str) -> (Option<i32>, Value) {
+fn scripted_eval(sb: &TestHome, base: &str, gold: &str) -> (Option<i32>, Value) {
     let out = sb
         .dra()
         .env("OPENAI_API_KEY", "sk-scripted")
@@ -181,7 +181,7 @@ fn gold_sets_score_fully_with_a_scripted_model_over_http() {
         ("tests/gold/lanholm.gold.json", false),
         ("tests/gold/calmread.gold.json", false),
     ] {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let before = counts.requests.load(Ordering::SeqCst);
         let (code, v) = scripted_eval(&sb, &base, gold);
         let case = &v["cases"][0];
@@ -229,7 +229,7 @@ fn tokens_per_verified_finding() {
         "tests/gold/lanholm.gold.json",
         "tests/gold/calmread.gold.json",
     ] {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let (r0, c0) = (
             counts.requests.load(Ordering::SeqCst),
             counts.prompt_chars.load(Ordering::SeqCst),

@@ -80,7 +80,7 @@ fn planting_script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
 fn sandboxed_links_never_steer_dra_s_writes() {
     let host = host_dir();
     std::fs::create_dir_all(&host).unwrap();
-    let sb = super::common::Sandbox::new();
+    let sb = super::common::TestHome::new();
     let tools = sb.dir.path().join("tools");
     std::fs::create_dir_all(&tools).unwrap();
     tool(
@@ -147,7 +147,7 @@ fn sandboxed_links_never_steer_dra_s_writes() {
     assert_eq!(code, Some(0), "{events:#?}");
 }
 
-fn offline(sb: &super::common::Sandbox) -> assert_cmd::Command {
+fn offline(sb: &super::common::TestHome) -> assert_cmd::Command {
     let mut c = sb.dra();
     c.env("DRA_TODAY", "2026-11-29")
         .env("DRA_MAX_PARALLEL", "1")
@@ -160,7 +160,7 @@ fn offline(sb: &super::common::Sandbox) -> assert_cmd::Command {
 const OFFLINE_Q: &str = "Is PadmaPay a reliable payment gateway? Check pricing and leadership.";
 
 /// An offline run made to look killed half-way (its terminal events cut).
-fn interrupted_run(sb: &super::common::Sandbox) -> PathBuf {
+fn interrupted_run(sb: &super::common::TestHome) -> PathBuf {
     let first = offline(sb).args(["ask", OFFLINE_Q]).assert();
     assert!(
         first.get_output().status.code().is_some_and(|c| c != 2),
@@ -178,7 +178,7 @@ fn interrupted_run(sb: &super::common::Sandbox) -> PathBuf {
 
 #[test]
 fn resume_never_runs_a_command_named_only_in_the_records() {
-    let sb = super::common::Sandbox::new();
+    let sb = super::common::TestHome::new();
     let dir = interrupted_run(&sb);
     let pwned = sb.dir.path().join("pwned");
     // The start record now names an MCP stdio server that would leave a mark.
@@ -212,7 +212,7 @@ fn resume_never_runs_a_command_named_only_in_the_records() {
 
 #[test]
 fn resume_refuses_run_dirs_others_may_write_or_own() {
-    let sb = super::common::Sandbox::new();
+    let sb = super::common::TestHome::new();
     let dir = interrupted_run(&sb);
     let mode =
         |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
@@ -277,7 +277,7 @@ fn dead(pid: &str) -> bool {
 fn a_custom_tool_s_detached_child_dies_with_its_call() {
     let pidfile = daemon_pidfile();
     let _ = std::fs::remove_file(&pidfile);
-    let sb = super::common::Sandbox::new();
+    let sb = super::common::TestHome::new();
     let tools = sb.dir.path().join("tools");
     std::fs::create_dir_all(&tools).unwrap();
     // A double fork into a new session: out of the tool's process group.
@@ -376,7 +376,7 @@ fn a_sandbox_filling_its_workspace_is_stopped_at_the_quota() {
 #[test]
 fn a_full_disk_does_not_cost_the_run_its_events_or_report() {
     let server = start_with(Fault::None, filling_script);
-    let sb = super::common::Sandbox::new();
+    let sb = super::common::TestHome::new();
     let out_dir = sb.dir.path().join("copied");
     std::fs::create_dir_all(sb.runs()).unwrap();
     std::fs::create_dir_all(&out_dir).unwrap();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use dra::protocol::{ErrorClass, EventBody, StatusReason};
 use serde_json::{Value, json};
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, parse_events, repo_path};
+use super::common::{PADMAPAY_QUESTION, TestHome, parse_events, repo_path};
 use super::online::{Fault, ONLINE_KEY, Who, start_with, text_of, who};
 
 const SKILL: &str = "house-style";
@@ -26,7 +26,7 @@ fn write(path: &Path, text: &str) {
 
 /// A skills folder with one good skill (and a checklist, and a link out of
 /// the folder) and three bad ones; a secret file outside it.
-fn skills_dir(sb: &Sandbox) -> std::path::PathBuf {
+fn skills_dir(sb: &TestHome) -> std::path::PathBuf {
     let root = sb.dir.path().join("myskills");
     write(
         &root.join("house-style/SKILL.md"),
@@ -128,7 +128,7 @@ fn script(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
 #[test]
 fn a_scripted_model_reads_a_skill_once_and_sees_skills_and_domain_context() {
     let server = start_with(Fault::None, script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let skills = skills_dir(&sb);
     let domain_file = sb.dir.path().join("domain.md");
     write(&domain_file, DOMAIN_MARK);
@@ -268,7 +268,7 @@ fn a_scripted_model_reads_a_skill_once_and_sees_skills_and_domain_context() {
 #[test]
 fn without_skills_there_is_no_read_skill_and_no_skills_block() {
     let server = start_with(Fault::None, super::online::script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("OPENAI_API_KEY", ONLINE_KEY)
@@ -295,7 +295,7 @@ fn without_skills_there_is_no_read_skill_and_no_skills_block() {
 
 #[test]
 fn an_unreadable_domain_prompt_file_is_a_usage_error() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     for value in ["@missing.md", "@"] {
         let out = sb
             .dra()
@@ -311,7 +311,7 @@ fn an_unreadable_domain_prompt_file_is_a_usage_error() {
 
 #[test]
 fn doctor_lists_skills_and_skipped_folders() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let skills = skills_dir(&sb);
     // A skill in the user's config dir too; the first of a name wins.
     write(
@@ -368,7 +368,7 @@ fn doctor_lists_skills_and_skipped_folders() {
 
 #[test]
 fn the_offline_lead_reads_the_shipped_due_diligence_skill() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("DRA_SKILLS_DIR", repo_path("skills"))

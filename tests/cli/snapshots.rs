@@ -6,10 +6,10 @@
 //! clock is pinned with `DRA_TODAY` and sub-researchers run one at a time,
 //! so the rows come in one order.
 
-use super::common::{PADMAPAY_QUESTION, Sandbox};
+use super::common::{PADMAPAY_QUESTION, TestHome};
 
 /// Filters for what differs between two identical runs.
-fn settings(sb: &Sandbox) -> insta::Settings {
+fn settings(sb: &TestHome) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_prepend_module_to_snapshot(false);
     let home = regex::escape(&sb.dir.path().display().to_string());
@@ -25,7 +25,7 @@ fn settings(sb: &Sandbox) -> insta::Settings {
     s
 }
 
-fn offline_run(sb: &Sandbox) -> (String, String) {
+fn offline_run(sb: &TestHome) -> (String, String) {
     let out = sb
         .dra()
         .env("DRA_TODAY", "2026-12-01")
@@ -43,7 +43,7 @@ fn offline_run(sb: &Sandbox) -> (String, String) {
 
 #[test]
 fn offline_report_and_rows() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (report, rows) = offline_run(&sb);
     settings(&sb).bind(|| {
         insta::assert_snapshot!("offline_report", report);
@@ -53,7 +53,7 @@ fn offline_report_and_rows() {
 
 #[test]
 fn doctor_on_a_fresh_machine() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb.dra().arg("doctor").assert().success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     settings(&sb).bind(|| insta::assert_snapshot!("doctor_fresh", stdout));

@@ -4,17 +4,17 @@
 //! (far shorter, or saying it is no longer maintained) is not evidence while
 //! the full page exists. The corpus is `tests/corpora/structure/`.
 
-use super::common::{Sandbox, repo_path, section};
+use super::common::{TestHome, repo_path, section};
 
 /// Runs `dra ask` offline over the structure corpus; returns the exit code
 /// and report.md.
-fn ask(sb: &Sandbox, question: &str) -> (i32, String) {
+fn ask(sb: &TestHome, question: &str) -> (i32, String) {
     sb.ask_offline(&repo_path("tests/corpora/structure"), question)
 }
 
 #[test]
 fn a_code_block_after_its_introducing_sentence_is_answered_and_quoted() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, report) = ask(
         &sb,
         "What are the default drift levels of the harbor and open-sea profiles?",
@@ -30,11 +30,11 @@ fn a_code_block_after_its_introducing_sentence_is_answered_and_quoted() {
 
 #[test]
 fn a_value_in_a_table_cell_or_a_definition_list_is_answered() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, report) = ask(&sb, "Which log format code gives the wind speed in knots?");
     assert_eq!(code, 0, "{report}");
     assert!(section(&report, "Answer").contains("%k"), "{report}");
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, report) = ask(&sb, "What is the default mooring_timeout?");
     assert_eq!(code, 0, "{report}");
     assert!(section(&report, "Answer").contains("90"), "{report}");
@@ -42,7 +42,7 @@ fn a_value_in_a_table_cell_or_a_definition_list_is_answered() {
 
 #[test]
 fn a_stub_with_the_title_of_a_full_page_is_not_evidence() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (code, report) = ask(
         &sb,
         "What is the default drift level of the harbor profile?",

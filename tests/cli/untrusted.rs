@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::common::{PADMAPAY_QUESTION, Sandbox, repo_path};
+use super::common::{PADMAPAY_QUESTION, TestHome, repo_path};
 use super::online::{Fault, ONLINE_KEY, Who, start_with, who};
 
 const PRICING_URL: &str = "https://padmapay.example/pricing";
@@ -39,7 +39,7 @@ fn exfiltrating_script(body: &Value) -> Result<Vec<(&'static str, Value)>, Strin
     Ok(calls)
 }
 
-fn online_run(sb: &Sandbox, server: &super::online::Server) {
+fn online_run(sb: &TestHome, server: &super::online::Server) {
     sb.dra()
         .env("OPENAI_API_KEY", ONLINE_KEY)
         .env("OPENAI_BASE_URL", &server.base)
@@ -56,7 +56,7 @@ fn online_run(sb: &Sandbox, server: &super::online::Server) {
 #[test]
 fn a_report_links_only_to_its_sources_and_lint_report_flags_the_rest() {
     let server = start_with(Fault::None, exfiltrating_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     online_run(&sb, &server);
     let report_path = sb.run_dir().join("report.md");
     let report = std::fs::read_to_string(&report_path).unwrap();
@@ -120,7 +120,7 @@ fn a_report_links_only_to_its_sources_and_lint_report_flags_the_rest() {
 
 #[test]
 fn lint_report_prints_no_escape_sequence_from_a_report_or_sources() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let report = sb.dir.path().join("r.md");
     std::fs::write(
         &report,
@@ -357,7 +357,7 @@ fn obedient_tools_script(body: &Value) -> Result<Vec<(&'static str, Value)>, Str
 struct HostileRun {
     bodies: Vec<String>,
     stdout: String,
-    sb: Sandbox,
+    sb: TestHome,
 }
 
 impl HostileRun {
@@ -376,7 +376,7 @@ impl HostileRun {
 /// request, the report, sources.json or an event.
 fn obedient_run_against(url: &str, tools: &[&str]) -> HostileRun {
     let server = start_with(Fault::None, obedient_tools_script);
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let tools_dir = sb.dir.path().join("tools");
     grumpy_tool(&tools_dir);
     let out = sb

@@ -11,7 +11,7 @@ use axum::response::Html;
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-use super::common::{Sandbox, parse_events};
+use super::common::{TestHome, parse_events};
 use dra::protocol::{EventBody, Verdict};
 
 const ABOUT: &str = "<html><head><title>About Zephyr Parcel</title><meta property=\"article:published_time\" content=\"2026-03-01\"></head><body><nav>Home | About</nav><article><h1>About Zephyr Parcel</h1><p>Zephyr Parcel is a courier company headquartered in Pune, India.</p><p>Zephyr Parcel appointed Ritu Sharma as chief executive officer in March 2026.</p><p>Zephyr Parcel delivers parcels for online shops in twelve Indian cities.</p></article></body></html>";
@@ -107,7 +107,7 @@ fn web_run_through_the_guard_with_a_tavily_style_backend() {
         _rt,
     } = Site::start();
 
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("TAVILY_API_KEY", "tvly-canary-5e1f")
@@ -166,7 +166,7 @@ fn web_run_through_the_guard_with_a_tavily_style_backend() {
 
 #[test]
 fn web_without_a_backend_says_how_to_set_one() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.dra()
         .args(["ask", "--web", "Is Zephyr Parcel reliable?"])
         .assert()
@@ -192,7 +192,7 @@ fn the_guard_refuses_private_addresses_without_the_allowlist() {
         .route("/search", post(search))
         .with_state(("http://10.0.0.7".to_string(), Seen::default()));
     rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("TAVILY_API_KEY", "k")
@@ -233,7 +233,7 @@ fn the_fetch_size_cap_is_a_setting() {
     let Site {
         base, addr, _rt, ..
     } = Site::start();
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb
         .dra()
         .env("TAVILY_API_KEY", "k")
@@ -274,7 +274,7 @@ fn eval_runs_live_cases_over_the_web() {
     let Site {
         base, addr, _rt, ..
     } = Site::start();
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gold = sb.dir.path().join("live.gold.json");
     std::fs::write(
         &gold,

@@ -5,6 +5,10 @@
 //! themselves live in `engine::tools`; the agent loop, the prompts and the
 //! offline model need only this file.
 //!
+//! A built-in tool implements [`TypedTool`]: its arguments are a serde
+//! struct, and the schema the model is offered is derived from that same
+//! struct ([`args_schema`]), so the two cannot drift apart.
+//!
 //! Names are public (models and scripts rely on them): orchestrator:
 //! `request_clarification`, `write_todos`, `task`, `web_search`,
 //! `fetch_url`, `read_source`, `review_evidence`, `submit_report`;
@@ -17,6 +21,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
+use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
+use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -181,6 +188,122 @@ pub trait Tool: Send + Sync {
     /// Ends what the tool holds open for the run (`execute`'s sandbox
     /// session); called once, when the lead agent is done.
     async fn close(&self) {}
+}
+
+/// A built-in tool whose arguments are a typed struct: the schema the model
+/// is offered is derived from [`Self::Args`] (its `///` field docs are the
+/// properties' descriptions, `#[schemars(...)]` its bounds), and calls are
+/// parsed into it by [`parse_args`] before [`Self::run`] sees them. Every
+/// `TypedTool` is a [`Tool`].
+#[async_trait]
+pub trait TypedTool: Send + Sync {
+    /// The name models call the tool by (its constant in [`names`]).
+    const NAME: &'static str;
+    /// Whether a successful call ends the calling agent's loop (see
+    /// [`Tool::ends_agent`]).
+    const ENDS_AGENT: bool = false;
+    /// The arguments, as the model sends them.
+    type Args: DeserializeOwned + JsonSchema + Send;
+    /// What the model is told the tool does.
+    fn description(&self) -> String;
+    /// Runs one call whose arguments parsed.
+    async fn run(&self, cx: &AgentCx, args: Self::Args) -> ToolOutput;
+    /// See [`Tool::close`].
+    async fn close(&self) {}
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &str {
+        T::NAME
+    }
+
+    fn ends_agent(&self) -> bool {
+        T::ENDS_AGENT
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: T::NAME.into(),
+            description: self.description(),
+            parameters: args_schema::<T::Args>(),
+        }
+    }
+
+    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
+        match parse_args::<T::Args>(T::NAME, args) {
+            Ok(args) => self.run(cx, args).await,
+            Err(e) => e,
+        }
+    }
+
+    async fn close(&self) {
+        TypedTool::close(self).await;
+    }
+}
+
+/// The parameter schema of a tool whose arguments are `A`, self-contained
+/// (subschemas inlined: no `$ref`, no `$defs`) and shaped like the schemas
+/// tools have always offered: an optional field is left out of `required`
+/// rather than made nullable, no `default` (a missing field's meaning is in
+/// its description), no Rust-specific `format` (`uint`), and no `$schema`,
+/// `title` or top-level `description` (the tool's description speaks for
+/// it). The MCP tools' cleaning ([`crate::mcp::names::clean_schema`])
+/// finishes it.
+pub fn args_schema<A: JsonSchema>() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+        })
+        .with_transform(RecursiveTransform(plain_optional))
+        .into_generator()
+        .into_root_schema_for::<A>();
+    let mut schema = schema.to_value();
+    let Value::Object(map) = &mut schema else {
+        return crate::mcp::names::clean_schema(&Default::default());
+    };
+    map.remove("description");
+    crate::mcp::names::clean_schema(map)
+}
+
+/// One subschema as tools offer it: `Option<T>` as plain `T`, and neither
+/// `default` nor `format`.
+fn plain_optional(schema: &mut Schema) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    map.remove("default");
+    map.remove("format");
+    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t.as_str() != Some("null"));
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            map.insert("type".into(), only);
+        }
+    } else if let Some(Value::Array(any_of)) = map.get("anyOf")
+        && any_of.len() == 2
+        && any_of.iter().any(is_null)
+        && map.len() == 1
+    {
+        let inner = any_of.iter().find(|v| !is_null(v)).cloned();
+        if let Some(Value::Object(inner)) = inner {
+            *map = inner;
+        }
+    }
+}
+
+/// The arguments of a tool that takes none: the schema offers no property,
+/// and whatever a model sends anyway is ignored, not refused.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct NoArgs {}
+
+impl<'de> serde::Deserialize<'de> for NoArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| NoArgs {})
+    }
 }
 
 /// Parses tool arguments into their typed form, or explains what is wrong.

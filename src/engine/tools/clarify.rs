@@ -2,52 +2,38 @@
 //! ambiguous request.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use crate::engine::clarifier::{ClarifyMode, answers_message, pair_answers};
-use crate::engine::model::ToolSpec;
 use crate::engine::tool::names::REQUEST_CLARIFICATION;
-use crate::engine::tool::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
+use crate::engine::tool::{AgentCx, Deliverable, ToolOutput, TypedTool};
 use crate::protocol::EventBody;
 
 /// Ends the run with questions for the user when the request is ambiguous.
 pub struct RequestClarification;
 
-#[derive(Deserialize)]
+/// The most questions one call asks.
+const MAX_QUESTIONS: usize = 5;
+
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    #[schemars(length(min = 1, max = MAX_QUESTIONS))]
     questions: Vec<String>,
 }
 
 #[async_trait]
-impl Tool for RequestClarification {
-    fn name(&self) -> &'static str {
-        REQUEST_CLARIFICATION
+impl TypedTool for RequestClarification {
+    const NAME: &'static str = REQUEST_CLARIFICATION;
+    const ENDS_AGENT: bool = true;
+    type Args = Args;
+
+    fn description(&self) -> String {
+        "Ask the user clarifying questions when the request is ambiguous (unclear entity, scope, timeframe or goal). Call it first, before any research; the run stops until the user answers.".into()
     }
 
-    fn ends_agent(&self) -> bool {
-        true
-    }
-
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: REQUEST_CLARIFICATION.into(),
-            description: "Ask the user clarifying questions when the request is ambiguous (unclear entity, scope, timeframe or goal). Call it first, before any research; the run stops until the user answers.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"questions": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 5}},
-                "required": ["questions"],
-                "additionalProperties": false
-            }),
-        }
-    }
-
-    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args(REQUEST_CLARIFICATION, args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        };
+    async fn run(&self, cx: &AgentCx, args: Args) -> ToolOutput {
         let questions: Vec<String> = args
             .questions
             .into_iter()

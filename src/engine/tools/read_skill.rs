@@ -6,12 +6,11 @@
 //! run.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use crate::engine::model::ToolSpec;
 use crate::engine::tool::names::READ_SKILL;
-use crate::engine::tool::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::engine::tool::{AgentCx, ToolOutput, TypedTool};
 use crate::protocol::EventBody;
 
 /// The `state` of a `skill` event when a skill is read.
@@ -19,39 +18,25 @@ pub const APPLIED: &str = "applied";
 
 pub struct ReadSkill;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+pub struct Args {
+    /// The skill's name, as listed.
     name: String,
+    /// Optional: a file of the skill's folder, by the relative path listed.
     #[serde(default)]
     file: Option<String>,
 }
 
 #[async_trait]
-impl Tool for ReadSkill {
-    fn name(&self) -> &'static str {
-        READ_SKILL
+impl TypedTool for ReadSkill {
+    const NAME: &'static str = READ_SKILL;
+    type Args = Args;
+
+    fn description(&self) -> String {
+        "Read one of the user's skills (listed under SKILLS in your instructions): its instructions, and the other files of its folder. Call it when a skill applies, then follow it. With `file`, read one of the listed files instead.".into()
     }
 
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: READ_SKILL.into(),
-            description: "Read one of the user's skills (listed under SKILLS in your instructions): its instructions, and the other files of its folder. Call it when a skill applies, then follow it. With `file`, read one of the listed files instead.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": "The skill's name, as listed."},
-                    "file": {"type": "string", "description": "Optional: a file of the skill's folder, by the relative path listed."}
-                },
-                "required": ["name"]
-            }),
-        }
-    }
-
-    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args(READ_SKILL, args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        };
+    async fn run(&self, cx: &AgentCx, args: Args) -> ToolOutput {
         let skill = match cx.run.skills.find(&args.name) {
             Ok(s) => s,
             Err(e) => return ToolOutput::permanent(e.to_string()),

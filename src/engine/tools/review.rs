@@ -1,9 +1,8 @@
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::engine::model::ToolSpec;
 use crate::engine::tool::names::REVIEW_EVIDENCE;
-use crate::engine::tool::{AgentCx, Tool, ToolOutput};
+use crate::engine::tool::{AgentCx, NoArgs, ToolOutput, TypedTool};
 use crate::report::evidence_view;
 
 /// The merged evidence, for the writer: what is known per field, with
@@ -11,20 +10,15 @@ use crate::report::evidence_view;
 pub struct ReviewEvidence;
 
 #[async_trait]
-impl Tool for ReviewEvidence {
-    fn name(&self) -> &'static str {
-        REVIEW_EVIDENCE
+impl TypedTool for ReviewEvidence {
+    const NAME: &'static str = REVIEW_EVIDENCE;
+    type Args = NoArgs;
+
+    fn description(&self) -> String {
+        "After the sub-researchers are done: the findings of the run merged per field (one field per aspect of the plan; sub-topics such as pricing:international apart; copies counted once, sources weighted by authority and freshness), each with its current value, a verbatim quote and its source number [n], confidence, the quote's as-of date, history, conflicts and rejected weak values, plus the sections this kind of question needs (report_guidance). Write the report from this.".into()
     }
 
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: REVIEW_EVIDENCE.into(),
-            description: "After the sub-researchers are done: the findings of the run merged per field (one field per aspect of the plan; sub-topics such as pricing:international apart; copies counted once, sources weighted by authority and freshness), each with its current value, a verbatim quote and its source number [n], confidence, the quote's as-of date, history, conflicts and rejected weak values, plus the sections this kind of question needs (report_guidance). Write the report from this.".into(),
-            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        }
-    }
-
-    async fn call(&self, _args: Value, cx: &AgentCx) -> ToolOutput {
+    async fn run(&self, cx: &AgentCx, _args: NoArgs) -> ToolOutput {
         let run = &cx.run;
         let (fields, copies) = run.merge_evidence();
         let number_of = |url: &str| run.pages.get(url).and_then(|(_, n)| n);

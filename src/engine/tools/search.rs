@@ -1,57 +1,50 @@
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::document::host_of;
-use crate::engine::model::ToolSpec;
 use crate::engine::search_listing::listing_json;
-use crate::engine::tool::names::WEB_SEARCH;
-use crate::engine::tool::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::engine::tool::names::{FETCH_URL, WEB_SEARCH};
+use crate::engine::tool::{AgentCx, ToolOutput, TypedTool};
 use crate::evidence::injection;
 use crate::protocol::{EventBody, SearchResultItem};
 
 pub struct WebSearch;
 
-#[derive(Deserialize)]
+/// The shortest and longest query, in characters.
+const QUERY_MIN: usize = 3;
+const QUERY_MAX: usize = 300;
+/// The most results one call may ask for.
+const MAX_RESULTS: usize = 20;
+
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    #[schemars(length(min = QUERY_MIN, max = QUERY_MAX))]
     query: String,
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_RESULTS))]
     max_results: Option<usize>,
 }
 
-const MAX_RESULTS: usize = 20;
-
 #[async_trait]
-impl Tool for WebSearch {
-    fn name(&self) -> &'static str {
-        WEB_SEARCH
+impl TypedTool for WebSearch {
+    const NAME: &'static str = WEB_SEARCH;
+    type Args = Args;
+
+    fn description(&self) -> String {
+        format!(
+            "Discover candidate pages about the entity or a claim. Results are only candidates (title, url, snippet): never treat a snippet as a fact; read the page with {FETCH_URL}. Write specific queries with identity anchors (name + city/country + topic)."
+        )
     }
 
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: WEB_SEARCH.into(),
-            description: "Discover candidate pages about the entity or a claim. Results are only candidates (title, url, snippet): never treat a snippet as a fact; read the page with fetch_url. Write specific queries with identity anchors (name + city/country + topic).".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "minLength": 3, "maxLength": 300},
-                    "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS}
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            }),
-        }
-    }
-
-    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args(WEB_SEARCH, args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        };
+    async fn run(&self, cx: &AgentCx, args: Args) -> ToolOutput {
         let query = args.query.trim().to_string();
-        if query.chars().count() < 3 || query.chars().count() > 300 {
-            return ToolOutput::permanent("query must be 3 to 300 characters");
+        if !(QUERY_MIN..=QUERY_MAX).contains(&query.chars().count()) {
+            return ToolOutput::permanent(format!(
+                "query must be {QUERY_MIN} to {QUERY_MAX} characters"
+            ));
         }
         let run = &cx.run;
         let max = args

@@ -1,55 +1,43 @@
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use crate::engine::model::ToolSpec;
 use crate::engine::subresearcher;
 use crate::engine::tool::names::TASK;
-use crate::engine::tool::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::engine::tool::{AgentCx, ToolOutput, TypedTool};
 use crate::protocol::{EventBody, SubagentState};
 
 pub struct Task;
 
-#[derive(Deserialize)]
+/// The only kind of sub-agent.
+const RESEARCHER: &str = "researcher";
+
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
     description: String,
     #[serde(default)]
+    #[schemars(extend("enum" = [RESEARCHER]))]
     subagent_type: Option<String>,
 }
 
 #[async_trait]
-impl Tool for Task {
-    fn name(&self) -> &'static str {
-        TASK
+impl TypedTool for Task {
+    const NAME: &'static str = TASK;
+    type Args = Args;
+
+    fn description(&self) -> String {
+        format!(
+            "Delegate one aspect to a sub-researcher, which searches, reads and returns verified findings with source numbers [n]. Several {TASK} calls in one turn run in parallel. The description must say the aspect, the entity and what to find."
+        )
     }
 
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: TASK.into(),
-            description: "Delegate one aspect to a sub-researcher, which searches, reads and returns verified findings with source numbers [n]. Several task calls in one turn run in parallel. The description must say the aspect, the entity and what to find.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "description": {"type": "string"},
-                    "subagent_type": {"type": "string", "enum": ["researcher"]}
-                },
-                "required": ["description"],
-                "additionalProperties": false
-            }),
-        }
-    }
-
-    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args(TASK, args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        };
+    async fn run(&self, cx: &AgentCx, args: Args) -> ToolOutput {
         if let Some(kind) = args.subagent_type.as_deref()
-            && kind != "researcher"
+            && kind != RESEARCHER
         {
             return ToolOutput::permanent(format!(
-                "unknown subagent_type {kind:?}: the only type is \"researcher\""
+                "unknown subagent_type {kind:?}: the only type is {RESEARCHER:?}"
             ));
         }
         let description = args.description.trim().to_string();

@@ -1,72 +1,52 @@
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use crate::engine::model::ToolSpec;
-use crate::engine::tool::names::WRITE_TODOS;
-use crate::engine::tool::{AgentCx, Tool, ToolOutput, parse_args};
+use crate::engine::tool::names::{TASK, WRITE_TODOS};
+use crate::engine::tool::{AgentCx, ToolOutput, TypedTool};
 use crate::protocol::{EventBody, Todo, TodoStatus};
 use crate::question;
 
 pub struct WriteTodos;
 
+/// A todo as the schema offers it; a bare string is taken too.
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum Item {
     Text(String),
-    Full {
-        content: String,
-        #[serde(default)]
-        status: Option<String>,
-    },
+    Full(FullItem),
 }
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+pub struct FullItem {
+    content: String,
+    #[serde(default)]
+    #[schemars(extend("enum" = ["pending", "in_progress", "completed"]))]
+    status: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Args {
+    #[schemars(with = "Vec<FullItem>")]
     todos: Vec<Item>,
 }
 
 #[async_trait]
-impl Tool for WriteTodos {
-    fn name(&self) -> &'static str {
-        WRITE_TODOS
+impl TypedTool for WriteTodos {
+    const NAME: &'static str = WRITE_TODOS;
+    type Args = Args;
+
+    fn description(&self) -> String {
+        "Write or update the research plan: one todo per aspect to research (each becomes a task for a sub-researcher). Call it first.".into()
     }
 
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: WRITE_TODOS.into(),
-            description: "Write or update the research plan: one todo per aspect to research (each becomes a task for a sub-researcher). Call it first.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "todos": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "content": {"type": "string"},
-                                "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
-                            },
-                            "required": ["content"]
-                        }
-                    }
-                },
-                "required": ["todos"]
-            }),
-        }
-    }
-
-    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: Args = match parse_args(WRITE_TODOS, args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        };
+    async fn run(&self, cx: &AgentCx, args: Args) -> ToolOutput {
         let todos: Vec<Todo> = args
             .todos
             .into_iter()
             .map(|i| match i {
                 Item::Text(content) => (content, None),
-                Item::Full { content, status } => (content, status),
+                Item::Full(FullItem { content, status }) => (content, status),
             })
             .filter(|(c, _)| !c.trim().is_empty())
             .enumerate()
@@ -105,7 +85,7 @@ impl Tool for WriteTodos {
             .emit(&cx.agent, EventBody::Plan { todos, kind });
         ToolOutput::ok(
             format!(
-                "Plan recorded: {n} todos. Delegate each with task, several in one turn to run them in parallel."
+                "Plan recorded: {n} todos. Delegate each with {TASK}, several in one turn to run them in parallel."
             ),
             format!("{n} todos"),
         )

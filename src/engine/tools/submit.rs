@@ -7,14 +7,13 @@ use crate::sync::LockExt;
 use std::collections::{BTreeMap, BTreeSet};
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use crate::document::normalize_url;
 use crate::engine::context::RunCtx;
-use crate::engine::model::ToolSpec;
-use crate::engine::tool::names::{SUBMIT_FINDINGS, SUBMIT_REPORT};
-use crate::engine::tool::{AgentCx, Deliverable, Tool, ToolOutput, parse_args};
+use crate::engine::tool::names::{FETCH_URL, SUBMIT_FINDINGS, SUBMIT_REPORT};
+use crate::engine::tool::{AgentCx, Deliverable, ToolOutput, TypedTool};
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, injection, quotes};
 use crate::evidence::{Finding, Findings, Page};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
@@ -28,9 +27,9 @@ const WITHHELD: &str = "[withheld: instruction aimed at AI agents]";
 pub struct SubmitFindings;
 pub struct SubmitReport;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RawFinding {
+pub struct RawFinding {
     claim: String,
     quote: String,
     url: String,
@@ -38,74 +37,39 @@ struct RawFinding {
     field: Option<String>,
     #[serde(default)]
     value: Option<String>,
+    /// YYYY-MM-DD the fact holds as of
     #[serde(default)]
     as_of: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct FindingsArgs {
+pub struct FindingsArgs {
     summary: String,
     findings: Vec<RawFinding>,
     #[serde(default)]
     gaps: Vec<String>,
-    /// The direct answer in a few words; "" when the pages do not answer.
+    /// The direct answer to your sub-question in a few words (a name, a date, a number with its unit), as the quotes state it; "" when the pages you read do not answer it. Give each finding that states it the same value.
     #[serde(default)]
     answer: Option<String>,
-    /// Whether the pages answer the sub-question at all.
+    /// false when the pages you read do not answer your sub-question (say what they lack in gaps); true when your findings answer it
     #[serde(default)]
     answered: Option<bool>,
 }
 
 #[async_trait]
-impl Tool for SubmitFindings {
-    fn name(&self) -> &'static str {
-        SUBMIT_FINDINGS
+impl TypedTool for SubmitFindings {
+    const NAME: &'static str = SUBMIT_FINDINGS;
+    const ENDS_AGENT: bool = true;
+    type Args = FindingsArgs;
+
+    fn description(&self) -> String {
+        format!(
+            "Hand your findings back (ends your task). Each finding: a claim, a quote copied VERBATIM from the page text, and the url of a page you read with {FETCH_URL}. Quotes not found in the page are rejected. List what you could not establish in gaps."
+        )
     }
 
-    fn ends_agent(&self) -> bool {
-        true
-    }
-
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: SUBMIT_FINDINGS.into(),
-            description: "Hand your findings back (ends your task). Each finding: a claim, a quote copied VERBATIM from the page text, and the url of a page you read with fetch_url. Quotes not found in the page are rejected. List what you could not establish in gaps.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "summary": {"type": "string"},
-                    "findings": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "claim": {"type": "string"},
-                                "quote": {"type": "string"},
-                                "url": {"type": "string"},
-                                "field": {"type": "string"},
-                                "value": {"type": "string"},
-                                "as_of": {"type": "string", "description": "YYYY-MM-DD the fact holds as of"}
-                            },
-                            "required": ["claim", "quote", "url"],
-                            "additionalProperties": false
-                        }
-                    },
-                    "gaps": {"type": "array", "items": {"type": "string"}},
-                    "answer": {"type": "string", "description": "The direct answer to your sub-question in a few words (a name, a date, a number with its unit), as the quotes state it; \"\" when the pages you read do not answer it. Give each finding that states it the same value."},
-                    "answered": {"type": "boolean", "description": "false when the pages you read do not answer your sub-question (say what they lack in gaps); true when your findings answer it"}
-                },
-                "required": ["summary", "findings", "gaps"],
-                "additionalProperties": false
-            }),
-        }
-    }
-
-    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: FindingsArgs = match parse_args(SUBMIT_FINDINGS, args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        };
+    async fn run(&self, cx: &AgentCx, args: FindingsArgs) -> ToolOutput {
         let instructions = screen_instructions(&args.findings, cx);
         let Verified { problems, checked } = verify_quotes(&args.findings, &instructions, &cx.run);
         if let Some(bounced) = bounce_once(cx, &problems) {
@@ -260,7 +224,7 @@ fn bounce_once(cx: &AgentCx, problems: &[(usize, String)]) -> Option<ToolOutput>
     Some(ToolOutput {
         ok: false,
         content: format!(
-            "Findings not accepted. Fix these problems and call submit_findings again (findings that still fail will be dropped):\n- {}",
+            "Findings not accepted. Fix these problems and call {SUBMIT_FINDINGS} again (findings that still fail will be dropped):\n- {}",
             listing.join("\n- ")
         ),
         summary: format!("bounced: {} problem(s)", problems.len()),
@@ -412,40 +376,23 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ReportArgs {
+pub struct ReportArgs {
     markdown: String,
 }
 
 #[async_trait]
-impl Tool for SubmitReport {
-    fn name(&self) -> &'static str {
-        SUBMIT_REPORT
+impl TypedTool for SubmitReport {
+    const NAME: &'static str = SUBMIT_REPORT;
+    const ENDS_AGENT: bool = true;
+    type Args = ReportArgs;
+
+    fn description(&self) -> String {
+        "Submit the final report in Markdown (ends the run). Cite sources only as [n] with the numbers from the findings; do not write a Sources list (it is added for you). Sections: answer, findings with confidence and as-of dates, history, conflicts, gaps.".into()
     }
 
-    fn ends_agent(&self) -> bool {
-        true
-    }
-
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: SUBMIT_REPORT.into(),
-            description: "Submit the final report in Markdown (ends the run). Cite sources only as [n] with the numbers from the findings; do not write a Sources list (it is added for you). Sections: answer, findings with confidence and as-of dates, history, conflicts, gaps.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"markdown": {"type": "string"}},
-                "required": ["markdown"],
-                "additionalProperties": false
-            }),
-        }
-    }
-
-    async fn call(&self, args: Value, cx: &AgentCx) -> ToolOutput {
-        let args: ReportArgs = match parse_args(SUBMIT_REPORT, args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        };
+    async fn run(&self, cx: &AgentCx, args: ReportArgs) -> ToolOutput {
         let run = &cx.run;
         let scrubbed = hygiene::scrub(&args.markdown);
         let (body, _, _) = citations::split_sources(&scrubbed.markdown);
@@ -512,7 +459,7 @@ impl Tool for SubmitReport {
             return ToolOutput {
                 ok: false,
                 content: format!(
-                    "Report not accepted yet. Fix these problems and call submit_report again (unsupported sentences that remain will be removed and listed under Gaps):\n- {}",
+                    "Report not accepted yet. Fix these problems and call {SUBMIT_REPORT} again (unsupported sentences that remain will be removed and listed under Gaps):\n- {}",
                     problems.join("\n- ")
                 ),
                 summary: format!("bounced: {} problem(s)", problems.len()),

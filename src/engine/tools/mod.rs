@@ -4,7 +4,8 @@
 //! each agent's registry. The contract the tools implement, and their
 //! names, are `engine::tool`.
 //!
-//! Adding a tool: a new file with its `Tool` impl, its name in
+//! Adding a tool: a new file with its `TypedTool` impl (arguments a serde
+//! struct deriving `JsonSchema`: the schema is derived from it), its name in
 //! `tool::names`, and one line in the agent's list below.
 
 pub mod clarify;
@@ -105,7 +106,8 @@ fn with_run_tools(registry: ToolRegistry, cx: &AgentCx) -> ToolRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::tool::names;
+    use crate::engine::tool::{TypedTool, args_schema, names, parse_args};
+    use serde_json::{Value, json};
 
     #[test]
     fn each_tool_is_found_by_the_name_it_offers() {
@@ -124,5 +126,110 @@ mod tests {
                 .is_some_and(|t| t.ends_agent())
         );
         assert!(!sub.get(names::WEB_SEARCH).is_some_and(|t| t.ends_agent()));
+    }
+
+    /// A value `schema` accepts: its first enum value, the shortest string
+    /// or array it allows, its minimum, an object with every property.
+    fn sample(schema: &Value) -> Value {
+        if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+            return first.clone();
+        }
+        let at_least = |key: &str| schema.get(key).and_then(Value::as_u64).unwrap_or(1);
+        match schema["type"].as_str() {
+            Some("string") => Value::String("x".repeat(at_least("minLength") as usize)),
+            Some("integer") => json!(at_least("minimum")),
+            Some("boolean") => json!(true),
+            Some("array") => Value::Array(vec![
+                sample(&schema["items"]);
+                at_least("minItems") as usize
+            ]),
+            Some("object") => Value::Object(
+                schema["properties"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, v)| (k.clone(), sample(v)))
+                    .collect(),
+            ),
+            other => panic!("no sample for type {other:?} in {schema}"),
+        }
+    }
+
+    fn keys_anywhere(v: &Value, found: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => m.iter().for_each(|(k, child)| {
+                found.push(k.clone());
+                keys_anywhere(child, found);
+            }),
+            Value::Array(items) => items.iter().for_each(|i| keys_anywhere(i, found)),
+            _ => {}
+        }
+    }
+
+    /// A built-in tool's derived schema: a self-contained object schema
+    /// whose `required` is exactly the fields serde will not default
+    /// (dropping each property in turn from a full call tells which).
+    fn check<T: TypedTool>() -> &'static str {
+        let schema = args_schema::<T::Args>();
+        let name = T::NAME;
+        assert_eq!(schema["type"], "object", "{name}: {schema}");
+        let mut keys = Vec::new();
+        keys_anywhere(&schema, &mut keys);
+        for bad in ["$ref", "$defs", "definitions", "$schema"] {
+            assert!(!keys.iter().any(|k| k == bad), "{name} has {bad}: {schema}");
+        }
+        let full = sample(&schema);
+        if let Err(e) = parse_args::<T::Args>(name, full.clone()) {
+            panic!("{name}: a call with every property fails: {}", e.content);
+        }
+        let mut needed: Vec<String> = Vec::new();
+        for property in full.as_object().into_iter().flat_map(|m| m.keys()) {
+            let mut call = full.clone();
+            call.as_object_mut().unwrap().remove(property);
+            if let Err(e) = parse_args::<T::Args>(name, call) {
+                let missing = format!("missing field `{property}`");
+                assert!(e.content.contains(&missing), "{name}: {}", e.content);
+                needed.push(property.clone());
+            }
+        }
+        let mut required: Vec<String> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect();
+        required.sort();
+        needed.sort();
+        assert_eq!(
+            required, needed,
+            "{name}: required vs fields without a default"
+        );
+        name
+    }
+
+    #[test]
+    fn every_builtin_schema_is_derived_whole_and_requires_what_serde_requires() {
+        let checked: std::collections::BTreeSet<&str> = [
+            check::<RequestClarification>(),
+            check::<WriteTodos>(),
+            check::<Task>(),
+            check::<WebSearch>(),
+            check::<FetchUrl>(),
+            check::<ReadSource>(),
+            check::<ReviewEvidence>(),
+            check::<SubmitReport>(),
+            check::<SubmitFindings>(),
+            check::<ReadSkill>(),
+            check::<execute::Execute>(),
+        ]
+        .into();
+        let builtins = orchestrator_builtins();
+        let sub = subresearcher_builtins();
+        let offered: std::collections::BTreeSet<&str> = builtins
+            .names()
+            .chain(sub.names())
+            .chain([names::READ_SKILL, names::EXECUTE])
+            .collect();
+        assert_eq!(checked, offered);
     }
 }

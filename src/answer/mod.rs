@@ -10,6 +10,7 @@
 //! [`crate::document`]), nothing of runs, pages or reports, so the offline
 //! model, the merge and the report all read answers the same way.
 
+pub mod acronym;
 pub mod cjk;
 mod kind;
 mod mention;

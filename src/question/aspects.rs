@@ -8,7 +8,8 @@
 //! - a comparison gets one aspect per compared item and criterion;
 //! - every clause of a compound question ("what..., when..., which...")
 //!   is an aspect, its pronouns replaced by the topic so it reads alone;
-//! - how-it-works adds mechanism, components and limits; a landscape adds
+//! - how-it-works asks what it is and how it works (components and limits only
+//!   when an overview is asked for); a landscape adds
 //!   evidence per listed item; a what-changed question with one clause adds
 //!   its dates and the state before.
 
@@ -306,6 +307,24 @@ fn drop_apposition(clause: &str) -> String {
     clause.to_string()
 }
 
+/// Words by which a question asks for an overview of its topic, not for
+/// one thing about it.
+const OVERVIEW_WORDS: &[&str] = &[
+    "overview",
+    "in detail",
+    "in depth",
+    "everything",
+    "introduction",
+    "architecture",
+];
+
+fn asks_overview(clauses: &[String]) -> bool {
+    clauses.iter().any(|c| {
+        let lower = c.to_lowercase();
+        OVERVIEW_WORDS.iter().any(|w| lower.contains(w))
+    })
+}
+
 fn starts_with_any(clause: &str, prefixes: &[&str]) -> bool {
     let lower = clause.to_lowercase();
     prefixes.iter().any(|p| lower.starts_with(p))
@@ -321,28 +340,32 @@ fn by_clause(
     match kind {
         QuestionKind::HowItWorks => {
             let t = topic.or(subject).unwrap_or("it");
-            // A question of its own clauses is planned by them; a short one
-            // gets the standard parts of an explanation.
-            let generic = clauses.len() <= 2;
+            let is_definition = |c: &str| {
+                starts_with_any(c, &["what is ", "what are ", "what's "])
+                    && topic_of(c).as_deref() == Some(t)
+            };
+            let is_mechanism = |c: &str| {
+                let lower = c.to_lowercase();
+                starts_with_any(c, &["how does ", "how do ", "how is ", "how are "])
+                    && [" work", " works", " function", " operate"]
+                        .iter()
+                        .any(|w| lower.ends_with(w))
+                    && topic_of(c).is_none_or(|x| x == t || x == "it")
+            };
+            // A question that only asks what the topic is and how it works
+            // gets the two standard parts of an explanation; one that asks
+            // more is planned by its own clauses.
+            let generic = clauses.iter().all(|c| is_definition(c) || is_mechanism(c));
             if generic {
                 out.push(format!("What {t} is"));
                 out.push(format!("How {t} works"));
-            }
-            for c in clauses {
-                let is_definition = starts_with_any(c, &["what is ", "what are ", "what's "])
-                    && topic_of(c).as_deref() == Some(t);
-                let lower = c.to_lowercase();
-                let is_mechanism =
-                    starts_with_any(c, &["how does ", "how do ", "how is ", "how are "])
-                        && [" work", " works", " function", " operate"]
-                            .iter()
-                            .any(|w| lower.ends_with(w))
-                        && topic_of(c).is_none_or(|x| x == t || x == "it");
-                if !(generic && (is_definition || is_mechanism)) {
+            } else {
+                for c in clauses {
                     out.push(label(&resolve_pronouns(c, Some(t))));
                 }
             }
-            if generic {
+            // Components and limits only when the question asks for an overview.
+            if asks_overview(clauses) {
                 out.push(format!("Components of {t}"));
                 out.push(format!("Limits and known problems of {t}"));
             }
@@ -782,7 +805,7 @@ mod tests {
     }
 
     #[test]
-    fn how_it_works_gets_mechanism_components_and_limits() {
+    fn how_it_works_gets_mechanism_and_template_parts_only_for_an_overview() {
         let d = decompose(
             "What is Firefox Reader View and how does it work?",
             Some("Firefox Reader View"),
@@ -792,10 +815,29 @@ mod tests {
             d.aspects,
             vec![
                 "What Firefox Reader View is",
-                "How Firefox Reader View works",
-                "Components of Firefox Reader View",
-                "Limits and known problems of Firefox Reader View",
+                "How Firefox Reader View works"
             ]
+        );
+        let d = decompose(
+            "How does Firefox Reader View work, in detail?",
+            Some("Firefox Reader View"),
+        );
+        assert!(
+            d.aspects.iter().any(|a| a.starts_with("Components of")),
+            "{:?}",
+            d.aspects
+        );
+        // A question asking more than the mechanism is planned by its clauses.
+        let d = decompose(
+            "How does write-ahead logging work in SQLite, and when does it checkpoint?",
+            None,
+        );
+        assert_eq!(
+            d.aspects,
+            vec![
+                "How does write-ahead logging work in SQLite",
+                "When does write-ahead logging checkpoint"
+            ],
         );
     }
 

@@ -546,7 +546,14 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
     // The question word says what kind of value answers the aspect.
     let all: Vec<String> = words(aspect).collect();
     let first = all.first().map(String::as_str);
-    if (first == Some("when") || all.iter().any(|w| w == "date" || w == "dates"))
+    // "When did X take effect" asks a date; "when does SQLite checkpoint"
+    // a condition ([`crate::answer::expected`]), which no year answers.
+    let asks_when_date = first == Some("when")
+        && matches!(
+            crate::answer::expected(aspect),
+            crate::answer::AnswerType::Date | crate::answer::AnswerType::Year
+        );
+    if (asks_when_date || all.iter().any(|w| w == "date" || w == "dates"))
         && !values.contains(&ValueKind::Year)
     {
         values.push(ValueKind::Year);

@@ -8,6 +8,7 @@ use super::lexicon::{
 };
 use super::pages::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
+use crate::answer::acronym::Abbreviations;
 use crate::evidence::{quotes, sentences};
 
 #[derive(Clone)]
@@ -273,13 +274,20 @@ struct Weights {
 }
 
 impl Weights {
-    fn of(terms: &Terms, order: &[String], pages: &BTreeMap<String, PageRead>) -> Self {
+    fn of(
+        terms: &Terms,
+        order: &[String],
+        pages: &BTreeMap<String, PageRead>,
+        abbreviations: &Abbreviations,
+    ) -> Self {
         let st = stemmer();
         let mut n_sentences = 0usize;
         let mut df: HashMap<String, usize> = HashMap::new();
         for url in order {
             for s in sentences::split(&pages[url].text) {
                 n_sentences += 1;
+                let s = abbreviations.expand(s);
+                let s = s.as_ref();
                 let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
                 let lower = s.to_lowercase();
                 let keys = term_keys(terms, &stems);
@@ -443,7 +451,9 @@ pub(super) fn extract(
     let st = stemmer();
     let lookalike = LookAlike::new(question);
     let entity_lower = entity.to_lowercase();
-    let weights = Weights::of(&terms, order, pages);
+    // "WAL" on a page that defines it speaks of the write-ahead log.
+    let abbreviations = Abbreviations::of(order.iter().map(|u| pages[u].text.as_str()));
+    let weights = Weights::of(&terms, order, pages, &abbreviations);
     let weight = |term: &str| weights.weight(term);
     let mut all: Vec<Candidate> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -486,7 +496,10 @@ pub(super) fn extract(
                 continue;
             }
             let lower = s.to_lowercase();
-            let stems: BTreeSet<String> = words(s).map(|w| st.stem(&w).into_owned()).collect();
+            let expanded = abbreviations.expand(s);
+            let expanded_lower = expanded.to_lowercase();
+            let stems: BTreeSet<String> =
+                words(&expanded).map(|w| st.stem(&w).into_owned()).collect();
             // Each term counts once, whatever spellings the sentence uses
             // ("License ... that licence" is one mention of a licence).
             let by_term = term_keys(&terms, &stems);
@@ -494,7 +507,7 @@ pub(super) fn extract(
                 + terms
                     .phrases
                     .iter()
-                    .filter(|ph| lower.contains(ph.as_str()))
+                    .filter(|ph| expanded_lower.contains(ph.as_str()))
                     .map(|ph| weight(ph))
                     .sum::<f64>();
             if hits == 0.0 {
@@ -517,7 +530,7 @@ pub(super) fn extract(
                     + terms
                         .phrases
                         .iter()
-                        .filter(|ph| lower.contains(ph.as_str()))
+                        .filter(|ph| expanded_lower.contains(ph.as_str()))
                         .count();
                 if distinct < 2 {
                     continue;

@@ -168,7 +168,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 for (form, query) in [
                     (
                         "first query",
-                        dra::question::search_query(&p.question, None),
+                        dra::question::search_query(&p.question, None, None),
                     ),
                     ("as typed", p.question.clone()),
                 ] {

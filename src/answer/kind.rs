@@ -114,6 +114,11 @@ const CLASS_NOUNS: &[(&[&str], AnswerType)] = &[
             "funding",
             "valuation",
             "fee",
+            "charge",
+            "toll",
+            "tariff",
+            "levy",
+            "surcharge",
             "sale",
             "earning",
             "amount",
@@ -408,6 +413,13 @@ pub fn expected(question: &str) -> AnswerType {
         "where" => AnswerType::Place,
         "why" => AnswerType::Explanation,
         "how" => how_type(&w, i),
+        // "What is a congestion charge?": a definition, whatever the noun.
+        "what"
+            if matches!(at(i + 1), "is" | "are" | "was" | "'s")
+                && matches!(at(i + 2), "a" | "an") =>
+        {
+            AnswerType::Explanation
+        }
         // which / what: the class noun after it decides.
         _ => {
             let mut j = i + 1;
@@ -687,6 +699,7 @@ mod tests {
             ("What is the name of the new model?", Name),
             ("Which film won best picture?", Name),
             ("What is a congestion charge?", Explanation),
+            ("What is the daily charge today?", Money),
             ("How does the scorer work?", Explanation),
             ("Is the licence valid?", YesNo),
             ("Final venue location", Place),

@@ -156,7 +156,7 @@ fn report_aspects(report: &str) -> Vec<ReportAspect> {
         }
     }
     let mut current: Option<usize> = None;
-    for line in section(report, "Findings").lines() {
+    for line in evidence_section(report).lines() {
         if let Some(label) = line.strip_prefix("### ") {
             let label = label.trim();
             current = Some(
@@ -269,6 +269,17 @@ fn reported_for(report: &str, question: &str, key: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
+/// The evidence listed per aspect: the Evidence section of dra's own
+/// reports, the Findings of a model's.
+fn evidence_section(report: &str) -> &str {
+    let evidence = section(report, "Evidence");
+    if evidence.is_empty() {
+        section(report, "Findings")
+    } else {
+        evidence
+    }
+}
+
 fn section<'a>(report: &'a str, title: &str) -> &'a str {
     report
         .split("\n## ")
@@ -317,14 +328,13 @@ pub fn score_case(case: &GoldCase, summary: &RunSummary) -> anyhow::Result<CaseS
         .fields
         .iter()
         .filter(|f| !f.correct)
-        .filter_map(|f| confidence_in(f.reported.as_deref()?))
-        .filter(|c| *c >= OVER_CONFIDENT)
+        .filter(|f| f.reported.as_deref().is_some_and(stated_confidently))
         .count();
 
     // History counts when the old value is reported outside the answer line.
     let outside_answer = norm(&format!(
         "{}\n{}",
-        section(&report, "Findings"),
+        evidence_section(&report),
         section(&report, "History")
     ));
     let expected_history: Vec<&String> = case.history.values().flatten().collect();
@@ -334,11 +344,29 @@ pub fn score_case(case: &GoldCase, summary: &RunSummary) -> anyhow::Result<CaseS
         .count();
     score.history_recall = ratio(found, expected_history.len());
 
-    let conflicts = norm(section(&report, "Conflicts"));
+    // Where the report says the sources disagree (a model's report may
+    // call it Conflicts): an aspect counts when the section names it, or
+    // lists a label that names it as the fields' labels are matched.
+    let disagreement = format!(
+        "{}\n{}",
+        section(&report, "Where the sources disagree"),
+        section(&report, "Conflicts")
+    );
+    let conflicts = norm(&disagreement);
+    let disputed: BTreeSet<String> = disagreement
+        .lines()
+        .filter_map(|l| l.strip_prefix("- **")?.split_once("**"))
+        .map(|(label, _)| label.trim().to_lowercase())
+        .collect();
+    let aspects = report_aspects(&report);
     let found = case
         .conflicts
         .iter()
-        .filter(|c| conflicts.contains(&norm(c)))
+        .filter(|c| {
+            conflicts.contains(&norm(c))
+                || match_aspect(&aspects, &case.question, c)
+                    .is_some_and(|a| disputed.contains(&a.label.to_lowercase()))
+        })
         .count();
     score.conflict_recall = ratio(found, case.conflicts.len());
 
@@ -392,6 +420,14 @@ pub fn score_case(case: &GoldCase, summary: &RunSummary) -> anyhow::Result<CaseS
 
 /// Confidence at or above which a wrong answer counts as over-confident.
 const OVER_CONFIDENT: f64 = 0.8;
+
+/// Whether an answer line presents its value as settled: a `confidence`
+/// of [`OVER_CONFIDENT`] or more (a model's report), or several
+/// independent sources agreeing (dra's own).
+fn stated_confidently(line: &str) -> bool {
+    confidence_in(line).is_some_and(|c| c >= OVER_CONFIDENT)
+        || line.contains("independent sources agree")
+}
 
 /// The `confidence 0.93` an answer line states, if it states one.
 fn confidence_in(line: &str) -> Option<f64> {
@@ -572,6 +608,12 @@ mod tests {
             Some(0.93)
         );
         assert_eq!(confidence_in("\"x\" [1] (as of 2026-01-01)"), None);
+        assert!(stated_confidently(
+            "\"x\" [1] (3 independent sources agree)"
+        ));
+        assert!(!stated_confidently(
+            "\"x\" [1] (as of 2026-01-01; one source only)"
+        ));
     }
 
     const REPORT: &str = "# R\n\n**Question:** q\n\n## Answer\n\nIn short: ...\n\nBy aspect:\n\n\

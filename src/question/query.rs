@@ -203,6 +203,17 @@ fn key_terms<'a>(aspect: &'a str, subject: Option<&str>) -> Vec<&'a str> {
     out
 }
 
+/// Key terms with the words of `topic` moved after the others, each group
+/// in its order.
+fn topic_last<'a>(terms: Vec<&'a str>, topic: Option<&str>) -> Vec<&'a str> {
+    let Some(topic) = topic else {
+        return terms;
+    };
+    let (in_topic, own): (Vec<&str>, Vec<&str>) =
+        terms.into_iter().partition(|w| has_word(topic, w));
+    own.into_iter().chain(in_topic).collect()
+}
+
 /// Key terms in a first query. An aspect's own words come first and the
 /// question's context words the planner adds after them: more than six
 /// let the context outweigh the aspect (measured with `benches/retrieval`
@@ -211,8 +222,11 @@ const MAX_TERMS: usize = 6;
 
 /// The first query for an aspect: the subject and at most [`MAX_TERMS`] key terms.
 /// A short aspect ("pricing", "licence status") is searched as it is,
-/// after the subject.
-pub fn search_query(aspect: &str, subject: Option<&str>) -> String {
+/// after the subject. The words of the question's `topic` that a label
+/// repeats ("When did version 3 of the CurbSpec open curb data standard
+/// take effect") come after the aspect's own ("take effect"), so a long
+/// topic never pushes out what the aspect asks.
+pub fn search_query(aspect: &str, subject: Option<&str>, topic: Option<&str>) -> String {
     let subject = subject.map(str::trim).filter(|s| !s.is_empty());
     let aspect_t = aspect.split_whitespace().collect::<Vec<_>>().join(" ");
     let mentions_subject = subject.is_some_and(|s| {
@@ -225,7 +239,7 @@ pub fn search_query(aspect: &str, subject: Option<&str>) -> String {
             _ => aspect_t,
         }
     } else {
-        let terms = key_terms(&aspect_t, subject);
+        let terms = topic_last(key_terms(&aspect_t, subject), topic);
         let terms: Vec<&str> = terms.into_iter().take(MAX_TERMS).collect();
         let mut parts: Vec<&str> = Vec::new();
         if let Some(s) = subject {
@@ -245,7 +259,12 @@ pub fn search_query(aspect: &str, subject: Option<&str>) -> String {
 /// first results said: the words most frequent in the texts that mention
 /// the aspect or the subject, and not in the first query. None when the texts
 /// offer no new word.
-pub fn refined_query(aspect: &str, subject: Option<&str>, texts: &[&str]) -> Option<String> {
+pub fn refined_query(
+    aspect: &str,
+    subject: Option<&str>,
+    topic: Option<&str>,
+    texts: &[&str],
+) -> Option<String> {
     let subject = subject.map(str::trim).filter(|s| !s.is_empty());
     let key: Vec<String> = key_terms(aspect, subject)
         .iter()
@@ -254,7 +273,7 @@ pub fn refined_query(aspect: &str, subject: Option<&str>, texts: &[&str]) -> Opt
     if key.is_empty() {
         return None;
     }
-    let first = search_query(aspect, subject).to_lowercase();
+    let first = search_query(aspect, subject, topic).to_lowercase();
     let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
     let mut order = 0usize;
     // Texts that mention the aspect or the subject; their words count.
@@ -305,10 +324,10 @@ mod tests {
     #[test]
     fn short_aspects_follow_the_subject() {
         assert_eq!(
-            search_query("licence status", Some("PadmaPay")),
+            search_query("licence status", Some("PadmaPay"), None),
             "PadmaPay licence status"
         );
-        assert_eq!(search_query("pricing", None), "pricing");
+        assert_eq!(search_query("pricing", None, None), "pricing");
     }
 
     #[test]
@@ -316,11 +335,20 @@ mod tests {
         let q = search_query(
             "When did version 3 of the Open Transit Feed standard take effect",
             Some("Open Transit Feed"),
+            None,
         );
         assert_eq!(q, "Open Transit Feed version 3 standard take effect");
+        // A long topic the label repeats comes after what the aspect asks.
+        let q = search_query(
+            "When did version 3 of the CurbSpec open curb data standard take effect",
+            Some("CurbSpec"),
+            Some("version 3 of the CurbSpec open curb data standard"),
+        );
+        assert_eq!(q, "CurbSpec take effect version 3 open curb");
         let q = search_query(
             "What did President Obama say about US gun laws in his BBC interview",
             Some("President Obama"),
+            None,
         );
         assert_eq!(q, "President Obama US gun laws BBC interview");
         assert!(q.split_whitespace().count() <= 2 + MAX_TERMS);
@@ -330,7 +358,7 @@ mod tests {
     fn obligations_keep_their_must() {
         // "must" is what pages stating an obligation say ("publishers must rename...").
         assert_eq!(
-            search_query("What must publishers change", Some("CurbSpec")),
+            search_query("What must publishers change", Some("CurbSpec"), None),
             "CurbSpec must publishers change"
         );
     }
@@ -344,13 +372,14 @@ mod tests {
         let q = refined_query(
             "How Firefox Reader View works",
             Some("Firefox Reader View"),
+            None,
             &texts,
         );
         let q = q.unwrap_or_default();
         assert!(q.starts_with("Firefox Reader View works"), "{q}");
         assert!(q.contains("parser") || q.contains("readability"), "{q}");
         assert_eq!(
-            refined_query("pricing", None, &["nothing relevant here"]),
+            refined_query("pricing", None, None, &["nothing relevant here"]),
             None
         );
     }
@@ -362,10 +391,10 @@ mod tests {
             subject in proptest::option::of("\\PC{0,20}"),
             text in "\\PC{0,200}",
         ) {
-            let q = search_query(&aspect, subject.as_deref());
+            let q = search_query(&aspect, subject.as_deref(), Some(&text));
             let subject_words = subject.as_deref().map(|s| s.split_whitespace().count()).unwrap_or(0);
             proptest::prop_assert!(q.split_whitespace().count() <= subject_words + MAX_TERMS || aspect.split_whitespace().count() <= 3);
-            let _ = refined_query(&aspect, subject.as_deref(), &[text.as_str()]);
+            let _ = refined_query(&aspect, subject.as_deref(), Some(&text), &[text.as_str()]);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! the sources give (stated first, with the sentence that states it and
 //! how many independent sources agree), or that the sources do not say.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::evidence::{Finding, Findings};
 
@@ -52,10 +52,29 @@ fn quote(s: &str) -> String {
 }
 
 /// The direct answers, and what the sources do not say: in the Answer when
-/// no sub-question is answered, else as a section of its own after it.
+/// no sub-question is answered, else lines of a section of its own.
 pub struct Direct {
     pub answers: String,
-    pub not_said: String,
+    pub not_said: Vec<String>,
+}
+
+/// The unit each quote belongs to: of the units that found it, the one
+/// that ranked it highest (its place among the unit's findings), the
+/// earlier unit on a tie. A sentence two sub-questions found answers the
+/// one that put it first ("offered only when ... 500 characters" answers
+/// when reading mode is refused, not how it picks the text, where it came
+/// third).
+pub fn quote_owners<'a>(units: &[&'a Findings]) -> BTreeMap<&'a str, usize> {
+    let mut best: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (u, unit) in units.iter().enumerate() {
+        for (rank, f) in unit.findings.iter().enumerate() {
+            let e = best.entry(f.quote.as_str()).or_insert((rank, u));
+            if rank < e.0 {
+                *e = (rank, u);
+            }
+        }
+    }
+    best.into_iter().map(|(q, (_, u))| (q, u)).collect()
 }
 
 /// The most sentences an answer in sentences quotes.
@@ -65,12 +84,12 @@ const ANSWER_SENTENCES: usize = 4;
 /// has one sub-question, whose label is the question itself.
 pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> Direct {
     let mut out = String::new();
-    let mut not_said = String::new();
+    let mut not_said = Vec::new();
     let any_answered = units
         .iter()
         .any(|u| u.answer.is_some() || u.answered == Some(true) && !u.findings.is_empty());
-    let mut quoted: BTreeSet<&str> = BTreeSet::new();
-    for (label, unit) in labels.iter().zip(units) {
+    let owners = quote_owners(units);
+    for (i, (label, unit)) in labels.iter().zip(units).enumerate() {
         let head = if single {
             String::new()
         } else {
@@ -102,19 +121,20 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
             // An answer in sentences: the sentences the research chose for
             // it (the parts of a question asking several things can sit
             // in one source), each once, in order.
-            // A sentence an earlier answer quoted is not quoted again,
-            // unless the unit has no other.
+            // A sentence another answer owns ([`quote_owners`]) is not
+            // quoted again, unless the unit has no other.
             let mut seen = BTreeSet::new();
             let mut fresh: Vec<&Finding> = unit
                 .findings
                 .iter()
-                .filter(|f| !quoted.contains(f.quote.as_str()) && seen.insert(f.quote.as_str()))
+                .filter(|f| {
+                    owners.get(f.quote.as_str()) == Some(&i) && seen.insert(f.quote.as_str())
+                })
                 .take(ANSWER_SENTENCES)
                 .collect();
             if fresh.is_empty() {
                 fresh.extend(unit.findings.first());
             }
-            quoted.extend(fresh.iter().map(|f| f.quote.as_str()));
             let quotes: Vec<String> = fresh
                 .iter()
                 .map(|f| format!("\"{}\" [{}]", quote(&f.quote), f.source))
@@ -123,14 +143,11 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
         } else if unit.answered == Some(false) {
             let line = format!("The sources do not say {}.", as_clause(label));
             if any_answered {
-                not_said.push_str(&format!("- {line}\n"));
+                not_said.push(line);
             } else {
                 out.push_str(&format!("{head}{line}\n\n"));
             }
         }
-    }
-    if !not_said.is_empty() {
-        not_said = format!("## What the sources do not say\n\n{not_said}\n");
     }
     Direct {
         answers: out,
@@ -254,10 +271,42 @@ mod tests {
         );
         assert!(!d.answers.contains("do not say"), "{}", d.answers);
         assert!(
-            d.not_said
-                .starts_with("## What the sources do not say\n\n- The sources do not say"),
-            "{}",
+            d.not_said[0].starts_with("The sources do not say"),
+            "{:?}",
             d.not_said
         );
+    }
+
+    #[test]
+    fn a_shared_sentence_answers_the_sub_question_that_ranked_it_first() {
+        let rule = "Reading mode is offered only when the article has 500 characters.";
+        let how = Findings {
+            findings: vec![
+                finding("Reading mode scores blocks by text density.", 1, None),
+                finding("The scorer keeps neighbouring blocks.", 1, None),
+                finding(rule, 1, None),
+            ],
+            answered: Some(true),
+            ..Default::default()
+        };
+        let when = Findings {
+            findings: vec![
+                finding(rule, 1, None),
+                finding("A review liked it.", 2, None),
+            ],
+            answered: Some(true),
+            ..Default::default()
+        };
+        let owners = quote_owners(&[&how, &when]);
+        assert_eq!(owners[rule], 1);
+        let md = direct_answers(
+            &["How does it pick".into(), "When is it refused".into()],
+            &[&how, &when],
+            false,
+        )
+        .answers;
+        let (first, second) = md.split_once("When is it refused").unwrap();
+        assert!(!first.contains("500 characters"), "{md}");
+        assert!(second.contains("500 characters"), "{md}");
     }
 }

@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 
 use super::answers::capitalize;
 use super::claim_check::facts;
-use super::evidence_view::FieldView;
+use super::evidence_view::{FieldView, ValueView};
 use super::{citations, hygiene};
 use crate::evidence::fields::{Field, FieldKeys};
 use crate::evidence::{Finding, Findings};
@@ -123,9 +123,6 @@ fn quote_date(quote: &str, given: Option<&str>, today: NaiveDate) -> Option<Stri
         .or_else(|| given.map(str::to_string))
 }
 
-/// Sentences of the lead at most.
-const LEAD_SENTENCES: usize = 4;
-
 /// One aspect of the plan and what is known of it.
 struct Aspect<'a> {
     label: String,
@@ -136,18 +133,6 @@ struct Aspect<'a> {
     /// A finding of its own that answers it better than the merged value
     /// (see [`better_finding`]).
     pick: Option<&'a Finding>,
-}
-
-impl<'a> Aspect<'a> {
-    fn shallow(&self) -> Aspect<'a> {
-        Aspect {
-            label: self.label.clone(),
-            unit: self.unit,
-            view: self.view,
-            scoped: self.scoped.clone(),
-            pick: self.pick,
-        }
-    }
 }
 
 /// An extractive report: the Answer (a lead of the strongest verified
@@ -174,17 +159,38 @@ pub fn draft_on(
         "# {title}\n\n**Question:** {}\n\n",
         question.trim()
     ));
-    md.push_str(&answer_section(kind, &aspects, merged, &date_of));
+    let (answer, not_said) = answer_section(kind, &aspects, merged, &date_of);
+    md.push_str(&answer);
     match kind {
         QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, today)),
-        QuestionKind::Comparison => md.push_str(&comparison(&aspects, &date_of)),
+        QuestionKind::Comparison => md.push_str(&comparison(question, &aspects, &date_of)),
         _ => {}
     }
-    md.push_str(&findings_section(&aspects, &date_of));
+    md.push_str(&disagreements_section(&aspects, &date_of));
+    md.push_str(&not_said_section(&aspects, &not_said));
+    md.push_str(&evidence_section(&aspects, &date_of));
     md.push_str(&history_section(&aspects));
-    md.push_str(&conflicts_section(&aspects));
-    md.push_str(&gaps_section(&aspects));
     md
+}
+
+/// Whether a merged value is a whole sentence, not a value of a kind (a
+/// name, an amount, a date): its rivals are other facts about the aspect,
+/// not other answers, so nothing disagrees and nothing is uncertain.
+fn is_sentence_value(v: &FieldView) -> bool {
+    quotes_key(&v.value) == quotes_key(&v.quote) || v.value.split_whitespace().count() > 12
+}
+
+/// How many independent sources stand behind a merged value, in words.
+fn agreement(v: &FieldView) -> Option<String> {
+    if v.uncertain && !v.conflicts.is_empty() {
+        Some("the sources disagree: see below".into())
+    } else if v.agreeing >= 2 {
+        Some(format!("{} independent sources agree", v.agreeing))
+    } else if v.uncertain {
+        Some("one source only".into())
+    } else {
+        None
+    }
 }
 
 /// The plan's aspects, one per sub-researcher: its label, its merged field
@@ -253,15 +259,15 @@ fn led_by_the_strongest(a: &Aspect) -> Findings {
     unit
 }
 
-/// The Answer section: the direct answers to sub-questions asking for a
-/// value, the lead, one line per other aspect, and what the sources did not
-/// say.
+/// The Answer section (the direct answers to sub-questions, for due
+/// diligence what is settled and what to check, then one line per other
+/// aspect) and the lines saying what the sources do not say.
 fn answer_section(
     kind: QuestionKind,
     aspects: &[Aspect],
     merged: &[FieldView],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
-) -> String {
+) -> (String, Vec<String>) {
     let mut md = String::from("## Answer\n\n");
     // Sub-questions asking for a value are answered first, by the value.
     let direct_labels: Vec<String> = aspects.iter().map(|a| a.label.clone()).collect();
@@ -269,10 +275,6 @@ fn answer_section(
     let direct_units: Vec<&Findings> = led.iter().collect();
     let direct = super::answers::direct_answers(&direct_labels, &direct_units, aspects.len() == 1);
     md.push_str(&direct.answers);
-    let rest: Vec<&Aspect> = aspects
-        .iter()
-        .filter(|a| !super::answers::is_direct(a.unit))
-        .collect();
     let answered = aspects
         .iter()
         .filter(|a| !a.unit.findings.is_empty())
@@ -280,15 +282,11 @@ fn answer_section(
     if answered == 0 && merged.is_empty() && direct.answers.is_empty() {
         md.push_str("No verifiable evidence was found in the sources read.\n\n");
     } else if kind == QuestionKind::DueDiligence {
-        md.push_str(&lead(kind, aspects, date_of));
-    } else if !rest.is_empty() {
-        let rest: Vec<Aspect> = rest.iter().map(|a| a.shallow()).collect();
-        md.push_str(&lead(kind, &rest, date_of));
+        md.push_str(&settled_and_to_check(aspects, date_of));
     }
     md.push_str(&aspect_lines(aspects, date_of));
     md.push('\n');
-    md.push_str(&direct.not_said);
-    md
+    (md, direct.not_said)
 }
 
 /// One line per aspect not answered directly: its merged value (see
@@ -304,18 +302,28 @@ fn aspect_lines(
         .iter()
         .filter(|a| !super::answers::is_direct(a.unit))
     {
-        if let Some(v) = a.view.filter(|_| a.pick.is_none()) {
+        let view = a.view.filter(|_| a.pick.is_none());
+        if let Some(v) = view.filter(|v| !is_sentence_value(v)) {
             md.push_str(&merged_value_line(a, v));
         } else if !a.unit.findings.is_empty() {
-            let f = a.pick.unwrap_or_else(|| most_current(&a.unit.findings));
-            md.push_str(&format!(
-                "- **{}**: \"{}\" [{}]",
-                capitalize(&a.label),
-                quote_md(&f.quote),
-                f.source
-            ));
-            if let Some(d) = date_of(&f.quote, f.as_of.as_deref()) {
-                md.push_str(&format!(" (as of {d})"));
+            // An aspect answered in sentences: the one the merge or the
+            // ranking settled on, then the next best that says something else.
+            let first = a
+                .pick
+                .or_else(|| view.and_then(|v| a.unit.findings.iter().find(|f| f.quote == v.quote)))
+                .unwrap_or_else(|| most_current(&a.unit.findings));
+            let second = a
+                .unit
+                .findings
+                .iter()
+                .take(ANSWER_CANDIDATES)
+                .find(|f| quotes_key(&f.quote) != quotes_key(&first.quote));
+            md.push_str(&format!("- **{}**:", capitalize(&a.label)));
+            for f in std::iter::once(first).chain(second) {
+                md.push_str(&format!(" \"{}\" [{}]", quote_md(&f.quote), f.source));
+                if let Some(d) = date_of(&f.quote, f.as_of.as_deref()) {
+                    md.push_str(&format!(" (as of {d})"));
+                }
             }
             md.push('\n');
         }
@@ -327,18 +335,19 @@ fn aspect_lines(
 /// doubt, then one line per sub-topic of its field.
 fn merged_value_line(a: &Aspect, v: &FieldView) -> String {
     let mut md = format!(
-        "- **{}**: \"{}\" [{}] (confidence {:.2}",
+        "- **{}**: \"{}\" [{}]",
         capitalize(&a.label),
         quote_md(&v.quote),
         v.source,
-        v.confidence
     );
-    if let Some(d) = &v.as_of {
-        md.push_str(&format!(", as of {d}"));
-    }
-    md.push(')');
-    if v.uncertain {
-        md.push_str(&format!(" (uncertain: {})", v.note.trim_end_matches('.')));
+    let notes: Vec<String> = v
+        .as_of
+        .iter()
+        .map(|d| format!("as of {d}"))
+        .chain(agreement(v))
+        .collect();
+    if !notes.is_empty() {
+        md.push_str(&format!(" ({})", notes.join("; ")));
     }
     md.push('\n');
     for s in &a.scoped {
@@ -356,19 +365,33 @@ fn merged_value_line(a: &Aspect, v: &FieldView) -> String {
     md
 }
 
-/// The Findings section: every finding of every aspect that has any, with
-/// its kind of source and date.
-fn findings_section(
+/// The Evidence section: the findings of each aspect that has any, each
+/// quote once (under the aspect that ranked it highest), with its kind of
+/// source and date.
+fn evidence_section(
     aspects: &[Aspect],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
-    let mut md = String::from("## Findings\n\n");
-    for a in aspects.iter().filter(|a| !a.unit.findings.is_empty()) {
+    let mut md = String::new();
+    let units: Vec<&Findings> = aspects.iter().map(|a| a.unit).collect();
+    let owners = super::answers::quote_owners(&units);
+    let mut listed: BTreeSet<String> = BTreeSet::new();
+    for (i, a) in aspects.iter().enumerate() {
+        let fresh: Vec<&Finding> = a
+            .unit
+            .findings
+            .iter()
+            .filter(|f| owners.get(f.quote.as_str()) == Some(&i))
+            .filter(|f| listed.insert(quotes_key(&f.quote)))
+            .collect();
+        if fresh.is_empty() {
+            continue;
+        }
         md.push_str(&format!("### {}\n\n", capitalize(&a.label)));
-        for f in &a.unit.findings {
+        for f in fresh {
             md.push_str(&format!("- \"{}\" [{}]", quote_md(&f.quote), f.source));
             let mut meta = Vec::new();
-            if let Some(t) = f.source_type {
+            if let Some(t) = f.source_type.filter(|t| *t != SourceType::Other) {
                 meta.push(t.as_str().replace('_', " "));
             }
             if let Some(d) = date_of(&f.quote, f.as_of.as_deref()) {
@@ -381,7 +404,11 @@ fn findings_section(
         }
         md.push('\n');
     }
-    md
+    if md.is_empty() {
+        md
+    } else {
+        format!("## Evidence\n\n{md}")
+    }
 }
 
 /// The History section (empty when no merged value has one): the earlier
@@ -417,98 +444,185 @@ fn history_section(aspects: &[Aspect]) -> String {
     md
 }
 
-/// The Conflicts section (empty when no merged value had rivals): per
-/// aspect, how the merge decided, the current value, and the earlier,
-/// disputed and rejected ones.
-fn conflicts_section(aspects: &[Aspect]) -> String {
-    let disputed: Vec<(&str, &FieldView)> = aspects
-        .iter()
-        // An answer in sentences has no value to dispute: its sentences
-        // are several facts about it, not rival answers (its earlier
-        // statements are in History).
-        .filter(|a| !super::answers::in_sentences(a.unit))
-        .filter_map(|a| {
-            a.view
-                .filter(|v| {
-                    !(v.history.is_empty() && v.conflicts.is_empty() && v.rejected.is_empty())
-                })
-                .map(|v| (a.label.as_str(), v))
-        })
-        .collect();
+/// Where the sources disagree (empty when they do not): per aspect whose
+/// merged value has rivals of its own kind from the same time, the value
+/// best supported and what the other sources say. Earlier values are
+/// history, not disagreement; different sentences about an aspect are
+/// different facts.
+fn disagreements_section(
+    aspects: &[Aspect],
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> String {
+    let dated = |d: &Option<String>| {
+        d.as_deref()
+            .map(|d| format!(" (as of {d})"))
+            .unwrap_or_default()
+    };
     let mut md = String::new();
-    if !disputed.is_empty() {
-        md.push_str("## Conflicts\n\n");
-        for (aspect, v) in &disputed {
-            md.push_str(&format!(
-                "- **{}**: {} ({}).\n",
-                capitalize(aspect),
-                v.note.trim_end_matches('.'),
-                outcome_words(&v.outcome)
-            ));
-            md.push_str(&format!(
-                "  - current: \"{}\" [{}] (confidence {:.2}{})\n",
-                quote_md(&v.quote),
-                v.source,
-                v.confidence,
-                v.as_of
-                    .as_deref()
-                    .map(|d| format!(", as of {d}"))
-                    .unwrap_or_default()
-            ));
-            for (label, values) in [
-                ("earlier, true at its time", &v.history),
-                ("disputed", &v.conflicts),
-                ("rejected as weak", &v.rejected),
-            ] {
-                for c in values.iter() {
-                    md.push_str(&format!(
-                        "  - {label}: \"{}\" [{}] ({}, confidence {:.2}{})\n",
-                        quote_md(&c.quote),
-                        c.source,
-                        c.source_type.as_str().replace('_', " "),
-                        c.confidence,
-                        c.as_of
-                            .as_deref()
-                            .map(|d| format!(", as of {d}"))
-                            .unwrap_or_default()
-                    ));
-                }
+    for a in aspects {
+        if super::answers::in_sentences(a.unit) {
+            md.push_str(&measure_disagreement(a, date_of));
+            continue;
+        }
+        let Some(v) = a.view else {
+            continue;
+        };
+        // Rival values on the aspect's own topic. A typed field's values
+        // were read as that field (a chief executive for "leadership");
+        // for a plan aspect a sentence sharing none of its label's topic
+        // words only names the subject: another fact, not a rival.
+        let topic = aspect_terms(aspects, &a.label);
+        let typed = v.field != Field::Other.as_str();
+        let on_topic =
+            |c: &&ValueView| typed || topic.is_empty() || relevance(&c.quote, &topic) > 0;
+        let mut rivals = String::new();
+        for (kind, values) in [
+            ("", &v.conflicts),
+            ("outweighed: ", &v.rejected),
+            ("earlier, true at its time: ", &v.history),
+        ] {
+            let shown = a.pick.map(|f| quotes_key(&f.quote));
+            for c in values
+                .iter()
+                .filter(on_topic)
+                .filter(|c| shown.as_deref() != Some(quotes_key(&c.quote).as_str()))
+            {
+                rivals.push_str(&format!(
+                    "  - {kind}\"{}\" [{}]{}\n",
+                    quote_md(&c.quote),
+                    c.source,
+                    dated(&c.as_of)
+                ));
             }
         }
-        md.push('\n');
+        if rivals.is_empty() {
+            continue;
+        }
+        // The answer the Answer section gives: the aspect's own better
+        // finding when it has one, else the merged value.
+        let (quote, source, as_of) = match a.pick {
+            Some(f) => (&f.quote, f.source, date_of(&f.quote, f.as_of.as_deref())),
+            None => (&v.quote, v.source, v.as_of.clone()),
+        };
+        md.push_str(&format!(
+            "- **{}**: best supported: \"{}\" [{}]{}. Other sources say:\n{rivals}",
+            capitalize(&a.label),
+            quote_md(quote),
+            source,
+            dated(&as_of)
+        ));
+    }
+    if md.is_empty() {
+        md
+    } else {
+        format!("## Where the sources disagree\n\n{md}\n")
+    }
+}
+
+/// The measures a sentence states: each number with the word it counts
+/// ("500 characters" → ("charact", "500")), the word stemmed. Numbers
+/// followed by no counted word ("from 300 to 500") are not measures.
+fn measures(quote: &str) -> Vec<(String, String)> {
+    let words: Vec<&str> = quote
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ':' | '"'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .filter_map(|w| {
+            let n = w[0].trim_end_matches([',', '.']);
+            let counted = w[1].trim_end_matches([',', '.', '!', '?']).to_lowercase();
+            let number = !n.is_empty()
+                && n.chars().next().is_some_and(|c| c.is_ascii_digit())
+                && n.chars()
+                    .all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+            let word = counted
+                .chars()
+                .all(char::is_alphabetic)
+                .then(|| facts::terms(&counted).into_iter().next())
+                .flatten()?;
+            number.then(|| (word, n.replace(',', "")))
+        })
+        .collect()
+}
+
+/// For an aspect answered in sentences: the sentences giving another
+/// number of the same measure as the answer's lead sentence ("at least 500
+/// characters" against "at least 300 characters"), as a disagreement
+/// entry; empty when they agree.
+fn measure_disagreement(
+    a: &Aspect,
+    date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
+) -> String {
+    let dated = |d: Option<String>| d.map(|d| format!(" (as of {d})")).unwrap_or_default();
+    let findings = &a.unit.findings;
+    let Some((lead, lead_measures)) = findings
+        .iter()
+        .map(|f| (f, measures(&f.quote)))
+        .find(|(_, m)| !m.is_empty())
+    else {
+        return String::new();
+    };
+    let rivals: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| quotes_key(&f.quote) != quotes_key(&lead.quote))
+        .filter(|f| {
+            let theirs = measures(&f.quote);
+            lead_measures.iter().any(|(unit, n)| {
+                theirs.iter().any(|(u, m)| u == unit && m != n)
+                    && !theirs.iter().any(|(u, m)| u == unit && m == n)
+            })
+        })
+        .collect();
+    if rivals.is_empty() {
+        return String::new();
+    }
+    let mut md = format!(
+        "- **{}**: best supported: \"{}\" [{}]{}. Other sources say:\n",
+        capitalize(&a.label),
+        quote_md(&lead.quote),
+        lead.source,
+        dated(date_of(&lead.quote, lead.as_of.as_deref()))
+    );
+    for f in rivals {
+        md.push_str(&format!(
+            "  - \"{}\" [{}]{}\n",
+            quote_md(&f.quote),
+            f.source,
+            dated(date_of(&f.quote, f.as_of.as_deref()))
+        ));
     }
     md
 }
 
-/// The Gaps section (empty when there are none): what each aspect's
-/// researcher could not find, or that it found nothing verifiable.
-fn gaps_section(aspects: &[Aspect]) -> String {
-    let gaps: Vec<String> = aspects
-        .iter()
-        .flat_map(|a| {
-            let mut g: Vec<String> = a
-                .unit
+/// What the sources do not say (empty when they say everything asked):
+/// the sub-questions no source answers, what each aspect's researcher
+/// could not find, and the aspects with no verifiable evidence.
+fn not_said_section(aspects: &[Aspect], not_said: &[String]) -> String {
+    let mut lines: Vec<String> = not_said.to_vec();
+    for a in aspects {
+        lines.extend(
+            a.unit
                 .gaps
                 .iter()
-                .map(|g| format!("{}: {g}", capitalize(&a.label)))
-                .collect();
-            if a.unit.findings.is_empty() && g.is_empty() {
-                g.push(format!(
-                    "{}: no verifiable evidence found in the sources read",
-                    capitalize(&a.label)
-                ));
-            }
-            g
-        })
-        .collect();
-    let mut md = String::new();
-    if !gaps.is_empty() {
-        md.push_str("## Gaps\n\n");
-        for g in gaps {
-            md.push_str(&format!("- {g}\n"));
+                .map(|g| format!("{}: {g}", capitalize(&a.label))),
+        );
+        let said_not_said = a.unit.answered == Some(false);
+        if a.unit.findings.is_empty() && a.unit.gaps.is_empty() && !said_not_said {
+            lines.push(format!(
+                "{}: no verifiable evidence found in the sources read",
+                capitalize(&a.label)
+            ));
         }
-        md.push('\n');
     }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from("## What the sources do not say\n\n");
+    for l in lines {
+        md.push_str(&format!("- {l}\n"));
+    }
+    md.push('\n');
     md
 }
 
@@ -532,6 +646,24 @@ fn relevance(quote: &str, label_terms: &BTreeSet<String>) -> usize {
 /// that, a merged value that is also another aspect's and more on-topic
 /// there yields to this aspect's best-ranked finding. Due-diligence fields
 /// have their own value keys and are left as merged.
+/// The terms of an aspect's label that say what it is about: its content
+/// words less those in at least half the labels, which name the subject.
+fn aspect_terms(aspects: &[Aspect], label: &str) -> BTreeSet<String> {
+    let terms_of = |label: &str| -> BTreeSet<String> {
+        facts::terms(&facts::fold(label)).into_iter().collect()
+    };
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for o in aspects {
+        for t in terms_of(&o.label) {
+            *counts.entry(t).or_default() += 1;
+        }
+    }
+    terms_of(label)
+        .into_iter()
+        .filter(|t| aspects.len() <= 1 || 2 * counts.get(t).copied().unwrap_or(0) < aspects.len())
+        .collect()
+}
+
 fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
     let a = &aspects[i];
     // Plan aspects: fields of their own, or aspects sharing a
@@ -540,24 +672,7 @@ fn better_finding<'a>(aspects: &[Aspect<'a>], i: usize) -> Option<&'a Finding> {
     let v = a
         .view
         .filter(|v| v.field == Field::Other.as_str() || v.key != v.field)?;
-    let terms_of = |label: &str| -> BTreeSet<String> {
-        facts::terms(&facts::fold(label)).into_iter().collect()
-    };
-    // Terms in at least half the labels name the subject, not the aspect.
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for o in aspects {
-        for t in terms_of(&o.label) {
-            *counts.entry(t).or_default() += 1;
-        }
-    }
-    let shared: BTreeSet<String> = counts
-        .into_iter()
-        .filter(|(_, n)| aspects.len() > 1 && 2 * n >= aspects.len())
-        .map(|(t, _)| t)
-        .collect();
-    let label_of = |a: &Aspect| -> BTreeSet<String> {
-        terms_of(&a.label).difference(&shared).cloned().collect()
-    };
+    let label_of = |a: &Aspect| aspect_terms(aspects, &a.label);
     let mine = label_of(a);
     let top: Vec<&Finding> = a.unit.findings.iter().take(ANSWER_CANDIDATES).collect();
     let first = *top.first()?;
@@ -611,84 +726,39 @@ fn cited(quote: &str, source: usize) -> String {
     format!("\"{}\" [{source}]", quote_md(quote))
 }
 
-/// The lead of the Answer: the strongest verified values (strong, settled,
-/// most confident first), each quoted and cited; for due diligence a
-/// verdict line and the main risks.
-fn lead(
-    kind: QuestionKind,
+/// For due diligence, what is settled and what to check before deciding:
+/// one plain sentence, then the points to check, each with its evidence.
+fn settled_and_to_check(
     aspects: &[Aspect],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
-    let mut strong: Vec<&Aspect> = aspects
+    let settled: Vec<String> = aspects
         .iter()
         .filter(|a| a.view.is_some_and(|v| !v.uncertain))
+        .map(|a| a.label.to_lowercase())
         .collect();
-    strong.sort_by(|a, b| {
-        let (va, vb) = (
-            a.view.map_or(0.0, |v| v.confidence),
-            b.view.map_or(0.0, |v| v.confidence),
-        );
-        vb.total_cmp(&va)
-    });
-    let mut sentences: Vec<String> = strong
-        .iter()
-        .filter_map(|a| match a.pick {
-            Some(f) => Some(cited(&f.quote, f.source)),
-            None => a.view.map(|v| cited(&v.quote, v.source)),
-        })
-        .collect();
-    // Aspects with findings and no merged view speak through their most
-    // current finding.
-    for a in aspects
-        .iter()
-        .filter(|a| a.view.is_none() && !a.unit.findings.is_empty())
-    {
-        let f = most_current(&a.unit.findings);
-        sentences.push(cited(&f.quote, f.source));
-    }
-    // One value answering several aspects is said once.
-    let mut said = BTreeSet::new();
-    sentences.retain(|s| said.insert(quotes_key(s)));
-    sentences.truncate(LEAD_SENTENCES);
+    let to_check = risks(aspects, date_of);
     let mut out = String::new();
-    if kind == QuestionKind::DueDiligence {
-        let settled = aspects
-            .iter()
-            .filter(|a| a.view.is_some_and(|v| !v.uncertain))
-            .count();
-        let risks = risks(aspects, date_of);
+    if !settled.is_empty() {
         out.push_str(&format!(
-            "**Verdict** (extractive: assembled from the verified findings, not a judgement): {settled} of {} aspect(s) are established by strong, consistent evidence; {} point(s) need attention before deciding.\n\n",
+            "Consistent sources settle {} of the {} points asked about ({}).\n\n",
+            settled.len(),
             aspects.len(),
-            risks.len()
-        ));
-        if !sentences.is_empty() {
-            out.push_str(&format!(
-                "What the strongest evidence says: {}\n\n",
-                sentences.join(" ")
-            ));
-        }
-        if !risks.is_empty() {
-            out.push_str("**Main risks:**\n\n");
-            for r in risks {
-                out.push_str(&format!("- {r}\n"));
-            }
-            out.push('\n');
-        }
-    } else if !sentences.is_empty() {
-        out.push_str(&format!(
-            "In short (verbatim from the strongest verified sources): {}\n\n",
-            sentences.join(" ")
+            settled.join(", ")
         ));
     }
-    if !out.is_empty() {
-        out.push_str("By aspect:\n\n");
+    if !to_check.is_empty() {
+        out.push_str("**To check before deciding:**\n\n");
+        for r in to_check {
+            out.push_str(&format!("- {r}\n"));
+        }
+        out.push('\n');
     }
     out
 }
 
-/// What a due-diligence reader must weigh: incidents found, values that
-/// are uncertain or contested, each with its evidence.
+/// What a due-diligence reader must weigh: incidents found, values the
+/// sources do not settle, each with its evidence.
 fn risks(
     aspects: &[Aspect],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
@@ -719,18 +789,19 @@ fn risks(
                 dated(&v.quote, v.source, v.as_of.as_deref())
             ));
         } else if v.uncertain {
-            out.push(format!(
-                "{}: uncertain ({}).",
-                capitalize(&a.label),
-                v.note.trim_end_matches('.')
-            ));
+            let why = if v.conflicts.is_empty() {
+                "only one source states it"
+            } else {
+                "sources from the same period give different values (see Where the sources disagree)"
+            };
+            out.push(format!("{}: not settled: {why}.", capitalize(&a.label)));
         } else if let Some(c) = v
             .conflicts
             .iter()
             .find(|c| c.status == "unresolved" || c.confidence >= crate::evidence::merge::STRONG)
         {
             out.push(format!(
-                "{}: a contested value remains: {}",
+                "{}: another source gives a different value: {}",
                 capitalize(&a.label),
                 dated(&c.quote, c.source, c.as_of.as_deref())
             ));
@@ -786,45 +857,108 @@ fn quotes_key(q: &str) -> String {
         .to_lowercase()
 }
 
-/// One row per aspect: its value, confidence and date, side by side.
+/// The item and criterion an aspect label names when it is a cell of a
+/// comparison: the label starts with one compared item's name and goes on
+/// with the criterion ("Quillstore licence", "Postgres for analytics").
+fn cell_of(items: &[String], label: &str) -> Option<(usize, String)> {
+    let lower = label.to_lowercase();
+    let (col, item) = items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| {
+            let i = i.to_lowercase();
+            lower.starts_with(&i) && lower.get(i.len()..).is_some_and(|r| r.starts_with(' '))
+        })
+        .max_by_key(|(_, i)| i.len())?;
+    let rest = label.get(item.len()..)?.trim_start_matches([' ', ':']);
+    let criterion = rest.strip_prefix("for ").unwrap_or(rest).trim();
+    (!criterion.is_empty()).then(|| (col, criterion.to_string()))
+}
+
+/// The comparison as a table: one row per criterion and one column per
+/// compared item when the aspects are its cells ("Quillstore licence"),
+/// else one row per aspect; each cell its answer, quoted and cited.
 fn comparison(
+    question: &str,
     aspects: &[Aspect],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
     let cell = |s: &str| quote_md(s).replace('|', "\\|");
-    let mut md = String::from(
-        "## Comparison\n\n| Aspect | Evidence | Confidence | As of |\n|---|---|---|---|\n",
-    );
-    let mut any = false;
-    for a in aspects {
-        let (quote, n, conf, as_of) = match a.view.filter(|_| a.pick.is_none()) {
-            Some(v) => (
-                v.quote.as_str(),
-                v.source,
-                format!("{:.2}", v.confidence),
-                v.as_of.clone(),
-            ),
-            None if !a.unit.findings.is_empty() => {
-                let f = a.pick.unwrap_or_else(|| most_current(&a.unit.findings));
+    let answer_of = |a: &Aspect| -> Option<String> {
+        let (quote, n, as_of) = match a.view.filter(|_| a.pick.is_none()) {
+            Some(v) => (v.quote.as_str(), v.source, v.as_of.clone()),
+            None => {
+                let f = a.pick.or_else(|| {
+                    (!a.unit.findings.is_empty()).then(|| most_current(&a.unit.findings))
+                })?;
                 (
                     f.quote.as_str(),
                     f.source,
-                    "-".to_string(),
                     date_of(&f.quote, f.as_of.as_deref()),
                 )
             }
-            None => continue,
         };
-        any = true;
-        md.push_str(&format!(
-            "| {} | {} | {conf} | {} |\n",
-            cell(&capitalize(&a.label)),
-            cell(&cited(quote, n)),
-            as_of.unwrap_or_else(|| "-".into())
-        ));
+        let when = as_of.map(|d| format!(" (as of {d})")).unwrap_or_default();
+        Some(cell(&format!("{}{when}", cited(quote, n))))
+    };
+    let items = crate::question::comparison_items(question);
+    // The aspects that are cells: "item: criterion".
+    let mut criteria: Vec<String> = Vec::new();
+    let mut cells: Vec<(String, usize, &Aspect)> = Vec::new();
+    for a in aspects {
+        let Some((col, criterion)) = cell_of(&items, &a.label) else {
+            continue;
+        };
+        if !criteria.contains(&criterion) {
+            criteria.push(criterion.clone());
+        }
+        cells.push((criterion, col, a));
     }
-    md.push('\n');
-    if any { md } else { String::new() }
+    let mut md = String::new();
+    if items.len() >= 2 && cells.len() >= 2 {
+        md.push_str(&format!(
+            "| | {} |\n|---|{}\n",
+            items
+                .iter()
+                .map(|i| cell(i))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "---|".repeat(items.len())
+        ));
+        for c in &criteria {
+            let row: Vec<String> = (0..items.len())
+                .map(|col| {
+                    cells
+                        .iter()
+                        .find(|(cr, cl, _)| cr == c && *cl == col)
+                        .and_then(|(_, _, a)| answer_of(a))
+                        .unwrap_or_else(|| "not found".into())
+                })
+                .collect();
+            md.push_str(&format!(
+                "| {} | {} |\n",
+                cell(&capitalize(c)),
+                row.join(" | ")
+            ));
+        }
+    } else {
+        let rows: Vec<String> = aspects
+            .iter()
+            .filter_map(|a| {
+                Some(format!(
+                    "| {} | {} |\n",
+                    cell(&capitalize(&a.label)),
+                    answer_of(a)?
+                ))
+            })
+            .collect();
+        if rows.is_empty() {
+            return String::new();
+        }
+        md.push_str("| Aspect | Answer |\n|---|---|\n");
+        md.extend(rows);
+    }
+    format!("## Comparison\n\n{md}\n")
 }
 
 /// The final report: scrubbed, citations renumbered by first appearance
@@ -947,16 +1081,6 @@ pub fn finalize(
     }
 }
 
-/// A merge outcome as a reader says it.
-fn outcome_words(outcome: &str) -> String {
-    match outcome {
-        "time_separated" => "the values held at different times".to_string(),
-        "accepted_one" => "one value is best supported".to_string(),
-        "unresolved" => "not settled".to_string(),
-        other => other.replace('_', " "),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -999,10 +1123,11 @@ mod tests {
             field: field.into(),
             key: key.into(),
             label: key.into(),
-            value: quote.into(),
+            value: format!("the value of {key}"),
             quote: quote.into(),
             source,
             confidence,
+            agreeing: 1,
             as_of: Some(as_of.into()),
             outcome: "accepted_one".into(),
             uncertain: confidence < 0.6,
@@ -1027,7 +1152,7 @@ mod tests {
     const INCIDENT: &str = "A misconfigured storage bucket exposed merchant invoices in May 2025.";
 
     #[test]
-    fn a_due_diligence_answer_has_a_verdict_risks_and_one_line_per_aspect() {
+    fn a_due_diligence_answer_says_what_is_settled_what_to_check_and_one_line_per_aspect() {
         let units = [
             unit("leadership", vec![finding(CEO, 1, "2026-03-05")]),
             unit(
@@ -1062,13 +1187,18 @@ mod tests {
             today(),
         );
         let answer = section(&md, "Answer");
-        assert!(answer.contains("**Verdict**"), "{md}");
-        assert!(answer.contains("2 of 3 aspect(s)"), "{answer}");
+        assert!(
+            answer.contains("Consistent sources settle 2 of the 3 points asked about"),
+            "{md}"
+        );
         assert!(
             answer.contains(&format!("\"{CEO}\" [1]")),
-            "the lead quotes and cites: {answer}"
+            "the answer quotes and cites: {answer}"
         );
-        let risks = answer.split("**Main risks:**").nth(1).unwrap_or("");
+        let risks = answer
+            .split("**To check before deciding:**")
+            .nth(1)
+            .unwrap_or("");
         assert!(
             risks.contains("Security incidents:") && risks.contains("[2]"),
             "{risks}"
@@ -1083,9 +1213,11 @@ mod tests {
             .find(|l| l.contains("**Leadership**"))
             .unwrap();
         assert!(
-            line.contains("Kavya Menon") && line.contains("confidence 0.95"),
+            line.contains("Kavya Menon") && line.contains("as of 2026-03-01"),
             "{line}"
         );
+        // No internal measure reaches the reader.
+        assert!(!md.contains("confidence"), "{md}");
         assert_eq!(answer.matches("**Leadership**").count(), 1);
     }
 
@@ -1150,7 +1282,7 @@ mod tests {
             "{}",
             lines[1]
         );
-        assert!(section(&md, "Answer").contains("In short"));
+        assert!(!section(&md, "Answer").contains("In short"));
         assert!(!md.contains("## Comparison"));
     }
 
@@ -1236,7 +1368,7 @@ mod tests {
                 )],
             ),
             unit(
-                "Brinewood licence",
+                "Brinewood for licence",
                 vec![finding(
                     "Brinewood is | licensed under the MIT License.",
                     2,
@@ -1252,12 +1384,9 @@ mod tests {
             today(),
         );
         let table = section(&md, "Comparison");
+        assert!(table.contains("| | Quillstore | Brinewood |"), "{md}");
         assert!(
-            table.contains("| Aspect | Evidence | Confidence | As of |"),
-            "{md}"
-        );
-        assert!(
-            table.contains("| Quillstore licence | \"Quillstore is licensed"),
+            table.contains("| Licence | \"Quillstore is licensed under the Business Source License 1.1.\" [1] (as of 2026-03-01) | \"Brinewood is"),
             "{table}"
         );
         assert!(
@@ -1310,5 +1439,21 @@ mod tests {
             !md.contains("## History") && !md.contains("## Conflicts"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn measures_are_numbers_with_what_they_count() {
+        let m = measures("The mode needs at least 300 characters of text, up from 2 pages.");
+        assert_eq!(
+            m,
+            vec![
+                ("charact".to_string(), "300".to_string()),
+                ("page".to_string(), "2".to_string())
+            ]
+        );
+        // "from 300 to 500 characters": only 500 counts characters.
+        let m = measures("We raised the minimum from 300 to 500 characters.");
+        assert_eq!(m, vec![("charact".to_string(), "500".to_string())]);
+        assert!(measures("It shipped in 2024.").is_empty());
     }
 }

@@ -21,6 +21,9 @@ pub struct FieldView {
     pub quote: String,
     pub source: usize,
     pub confidence: f64,
+    /// The independent sources (publishers, copies counted once) stating it.
+    #[serde(default)]
+    pub agreeing: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub as_of: Option<String>,
     pub outcome: String,
@@ -85,6 +88,12 @@ fn cluster_view(c: &ValueCluster, number_of: &dyn Fn(&str) -> Option<usize>) -> 
     })
 }
 
+/// The independent voices among supports: one per publisher (a copy or a
+/// second page of a publisher does not count again).
+fn independent(supports: &[Support]) -> usize {
+    supports.iter().filter(|s| s.counted).count()
+}
+
 /// The writer's view of merged fields; `number_of` maps a URL to its `[n]`.
 pub fn view(fields: &[MergedField], number_of: &dyn Fn(&str) -> Option<usize>) -> Vec<FieldView> {
     fields
@@ -108,6 +117,7 @@ pub fn view(fields: &[MergedField], number_of: &dyn Fn(&str) -> Option<usize>) -
                 quote: s.snippet.clone(),
                 source: n,
                 confidence: f.confidence,
+                agreeing: independent(&f.supporting),
                 as_of: s.as_of.clone().or_else(|| f.as_of.clone()),
                 outcome: name(&f.outcome),
                 uncertain: f.uncertain,

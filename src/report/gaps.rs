@@ -8,7 +8,8 @@ use regex::Regex;
 
 use super::citations;
 
-static GAPS_HEADING: LazyLock<Regex> = LazyLock::new(|| crate::re(r"(?i)^#{2,3}\s*gaps\s*$"));
+static GAPS_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| crate::re(r"(?i)^#{2,3}\s*(gaps|what the sources do not say)\s*$"));
 /// A gap that says something was looked for and not found.
 static NOT_FOUND: LazyLock<Regex> = LazyLock::new(|| {
     crate::re(

@@ -163,7 +163,7 @@ fn offline_run_on_the_embedded_corpus() {
         }
     }
     // Current facts reach the answer.
-    let answer = report.split("## Findings").next().unwrap();
+    let answer = report.split("## Evidence").next().unwrap();
     assert!(answer.contains("Kavya Menon"), "{answer}");
     assert!(answer.contains("final authorisation"), "{answer}");
     assert!(answer.contains("1.9%"), "{answer}");

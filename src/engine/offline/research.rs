@@ -52,7 +52,9 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
     // The thesaurus is the vocabulary of company facts; other kinds of
     // question find theirs in the pages read.
     let thesaurus = matches!(kind, QuestionKind::DueDiligence | QuestionKind::Open);
-    let first_query = question::search_query(&aspect, subject);
+    // The question's topic, which labels of its clauses repeat.
+    let topic = question::decompose(question, subject).topic;
+    let first_query = question::search_query(&aspect, subject, topic.as_deref());
     if searches.is_empty() {
         return (
             format!("Searching for {aspect}."),
@@ -120,11 +122,19 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
             } else {
                 order.iter().map(|u| pages[u].text.as_str()).collect()
             };
-            question::refined_query(&aspect, subject, &texts).unwrap_or_else(|| first_query.clone())
+            question::refined_query(&aspect, subject, topic.as_deref(), &texts)
+                .unwrap_or_else(|| first_query.clone())
         } else {
             format!("{first_query} {}", extra.join(" "))
         };
-        if (!extra.is_empty() || findings.len() < 3 || current) && query != first_query {
+        // A date may have moved: the first results can all repeat the
+        // final one while the page naming the earlier plan words it
+        // otherwise ("planned to start on" for "brought into force").
+        let dated = matches!(
+            crate::answer::expected(&aspect),
+            crate::answer::AnswerType::Date | crate::answer::AnswerType::Year
+        );
+        if (!extra.is_empty() || findings.len() < 3 || current || dated) && query != first_query {
             return (
                 format!(
                     "{} finding(s) so far; searching again from another angle.",
@@ -263,20 +273,21 @@ fn submit(
     // A sub-question asking for a value: the value most sources state,
     // its sentences first.
     let picked = super::vote::pick(aspect, asked.question, asked.subject, order, pages);
-    let mut findings = findings;
-    let mut value: Option<&str> = None;
-    // Its evidence is the sentences that state the answer: other sentences
-    // about the aspect are other facts, not rival answers.
-    if let Some(p) = picked.as_ref().filter(|p| p.answered) {
-        value = p.value.as_deref();
-        findings = p.supports.clone();
-    }
-    let states_value = |f: &Candidate| {
-        picked
-            .as_ref()
-            .is_some_and(|p| p.supports.iter().any(|s| s.sentence == f.sentence))
+    // Its evidence is the sentences that state the answer and those that
+    // state a rival value (a sentence of the answer may state both, "rises
+    // from £6 to £7.50": it is listed once per value), each with the value
+    // it states: other sentences about the aspect are other facts, not
+    // rival answers.
+    let findings: Vec<(Candidate, Option<&str>)> = match picked.as_ref().filter(|p| p.answered) {
+        Some(p) => p
+            .supports
+            .iter()
+            .map(|c| (c.clone(), p.value.as_deref()))
+            .chain(p.rivals.iter().map(|(c, v)| (c.clone(), Some(v.as_str()))))
+            .collect(),
+        None => findings.into_iter().map(|c| (c, None)).collect(),
     };
-    let kept: Vec<&Candidate> = findings
+    let kept: Vec<&(Candidate, Option<&str>)> = findings
         .iter()
         .enumerate()
         .filter(|(i, _)| !bounced.contains(&(i + 1)))
@@ -291,7 +302,7 @@ fn submit(
     }
     let list: Vec<Value> = kept
         .iter()
-        .map(|f| {
+        .map(|(f, value)| {
             let mut finding = json!({
                 "claim": f.sentence,
                 "quote": f.sentence,
@@ -299,7 +310,7 @@ fn submit(
                 "field": aspect,
                 "as_of": f.as_of,
             });
-            if let Some(v) = value.filter(|_| states_value(f)) {
+            if let Some(v) = value {
                 finding["value"] = json!(v);
             }
             finding

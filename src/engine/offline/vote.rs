@@ -21,6 +21,66 @@ pub(super) struct Picked {
     pub answered: bool,
     /// The sentences stating it, best first, one per independent source.
     pub supports: Vec<Candidate>,
+    /// The best sentence of each other value sentences about the
+    /// sub-question state (an earlier date, a disputed figure): rival
+    /// answers, which the merge weighs as conflicts or history; each with
+    /// the value it states.
+    pub rivals: Vec<(Candidate, String)>,
+}
+
+/// Rival values kept beside the answer.
+const RIVALS: usize = 3;
+
+/// The other values sentences about the sub-question state, each with the
+/// sentence that states it (first one per value, at most one per
+/// sentence): a value written in a sentence of the answer itself ("moved
+/// from 1 April 2026 to 1 July 2026", "rises from £6 to £7.50"), or in a
+/// sentence naming every term of the question the answer's best sentence
+/// names ("scheduled to take effect on 1 April 2026" beside "takes effect
+/// on 1 July 2026"). A sentence missing one of them ("passed" where the
+/// question asks "proposed") states another fact, not a rival answer.
+fn rivals_of<'a>(
+    ballots: &'a [answer::vote::Ballot],
+    passages: &[Passage<'_>],
+    question: &str,
+) -> Vec<(&'a answer::vote::Support, String)> {
+    use crate::report::claim_check::facts;
+    let Some((best, others)) = ballots.split_first() else {
+        return vec![];
+    };
+    let terms_of = |s: &answer::vote::Support| -> std::collections::BTreeSet<String> {
+        facts::terms(&facts::fold(passages[s.passage].sentences[s.sentence]))
+            .into_iter()
+            .collect()
+    };
+    let asked: std::collections::BTreeSet<String> =
+        facts::terms(&facts::fold(question)).into_iter().collect();
+    let required: std::collections::BTreeSet<String> = best
+        .supports
+        .first()
+        .map(|s| terms_of(s).intersection(&asked).cloned().collect())
+        .unwrap_or_default();
+    let in_answer = |s: &answer::vote::Support| {
+        best.supports
+            .iter()
+            .any(|b| b.passage == s.passage && b.sentence == s.sentence)
+    };
+    let mut out: Vec<(&answer::vote::Support, String)> = Vec::new();
+    for b in others {
+        let rival = b.supports.iter().find(|s| in_answer(s)).or_else(|| {
+            b.supports
+                .iter()
+                .find(|s| !required.is_empty() && terms_of(s).is_superset(&required))
+        });
+        if let Some(s) = rival
+            && !out
+                .iter()
+                .any(|(o, _)| o.passage == s.passage && o.sentence == s.sentence)
+        {
+            out.push((s, b.value.clone()));
+        }
+    }
+    out
 }
 
 /// The vote over the pages read, for a sub-question whose answer is a
@@ -96,14 +156,21 @@ pub(super) fn pick(
             // The sentences writing the value as it is shown come first.
             let mut supports: Vec<&answer::vote::Support> = best.supports.iter().collect();
             supports.sort_by_key(|s| s.span.text != best.value);
+            let supports: Vec<Candidate> = supports
+                .into_iter()
+                .take(SUPPORTS)
+                .map(|s| candidate(s.passage, s.sentence, s.weight))
+                .collect();
+            let rivals = rivals_of(&v.ballots, &passages, aspect)
+                .into_iter()
+                .map(|(s, value)| (candidate(s.passage, s.sentence, s.weight), value))
+                .take(RIVALS)
+                .collect();
             Picked {
                 value: Some(best.value.clone()),
                 answered: true,
-                supports: supports
-                    .into_iter()
-                    .take(SUPPORTS)
-                    .map(|s| candidate(s.passage, s.sentence, s.weight))
-                    .collect(),
+                supports,
+                rivals,
             }
         }
         Outcome::Sentences(best) => Picked {
@@ -113,11 +180,13 @@ pub(super) fn pick(
                 .into_iter()
                 .map(|(p, s, c)| candidate(p, s, c))
                 .collect(),
+            rivals: vec![],
         },
         Outcome::NotStated { .. } => Picked {
             value: None,
             answered: false,
             supports: vec![],
+            rivals: vec![],
         },
     })
 }

@@ -522,7 +522,8 @@ pub fn add_gaps(markdown: &str, gaps: &[String]) -> String {
     let lines: Vec<&str> = head.lines().collect();
     let gaps_at = lines.iter().position(|l| {
         let t = l.trim_start_matches('#').trim().to_lowercase();
-        l.starts_with('#') && (t == "gaps" || t.starts_with("gaps "))
+        l.starts_with('#')
+            && (t == "gaps" || t.starts_with("gaps ") || t == "what the sources do not say")
     });
     let mut out = String::new();
     match gaps_at {

@@ -59,6 +59,11 @@ impl AnswerType {
         !matches!(self, AnswerType::YesNo | AnswerType::Explanation)
     }
 
+    /// Whether the answer is a date or a year.
+    pub fn is_date(self) -> bool {
+        matches!(self, AnswerType::Date | AnswerType::Year)
+    }
+
     /// Whether the answer is a proper name.
     pub fn is_name(self) -> bool {
         matches!(

@@ -159,7 +159,12 @@ pub fn draft_on(
         "# {title}\n\n**Question:** {}\n\n",
         question.trim()
     ));
-    let (answer, not_said) = answer_section(kind, &aspects, merged, &date_of);
+    // Each aspect's findings as the Answer orders them: which aspect a
+    // shared quote belongs to is decided on them, for the Answer and the
+    // Evidence alike.
+    let led: Vec<Findings> = aspects.iter().map(led_by_the_strongest).collect();
+    let led: Vec<&Findings> = led.iter().collect();
+    let (answer, not_said) = answer_section(kind, &aspects, &led, merged, &date_of);
     md.push_str(&answer);
     match kind {
         QuestionKind::WhatChanged => md.push_str(&timeline(&aspects, today)),
@@ -168,7 +173,7 @@ pub fn draft_on(
     }
     md.push_str(&disagreements_section(&aspects, &date_of));
     md.push_str(&not_said_section(&aspects, &not_said));
-    md.push_str(&evidence_section(&aspects, &date_of));
+    md.push_str(&evidence_section(&aspects, &led, &date_of));
     md.push_str(&history_section(&aspects));
     md
 }
@@ -265,15 +270,14 @@ fn led_by_the_strongest(a: &Aspect) -> Findings {
 fn answer_section(
     kind: QuestionKind,
     aspects: &[Aspect],
+    led: &[&Findings],
     merged: &[FieldView],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> (String, Vec<String>) {
     let mut md = String::from("## Answer\n\n");
     // Sub-questions asking for a value are answered first, by the value.
     let direct_labels: Vec<String> = aspects.iter().map(|a| a.label.clone()).collect();
-    let led: Vec<Findings> = aspects.iter().map(led_by_the_strongest).collect();
-    let direct_units: Vec<&Findings> = led.iter().collect();
-    let direct = super::answers::direct_answers(&direct_labels, &direct_units, aspects.len() == 1);
+    let direct = super::answers::direct_answers(&direct_labels, led, aspects.len() == 1);
     md.push_str(&direct.answers);
     let answered = aspects
         .iter()
@@ -366,15 +370,15 @@ fn merged_value_line(a: &Aspect, v: &FieldView) -> String {
 }
 
 /// The Evidence section: the findings of each aspect that has any, each
-/// quote once (under the aspect that ranked it highest), with its kind of
-/// source and date.
+/// quote once (under the aspect that ranked it highest in `led`, the
+/// Answer's order), with its kind of source and date.
 fn evidence_section(
     aspects: &[Aspect],
+    led: &[&Findings],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
     let mut md = String::new();
-    let units: Vec<&Findings> = aspects.iter().map(|a| a.unit).collect();
-    let owners = super::answers::quote_owners(&units);
+    let owners = super::answers::quote_owners(led);
     let mut listed: BTreeSet<String> = BTreeSet::new();
     for (i, a) in aspects.iter().enumerate() {
         let fresh: Vec<&Finding> = a
@@ -453,11 +457,6 @@ fn disagreements_section(
     aspects: &[Aspect],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
-    let dated = |d: &Option<String>| {
-        d.as_deref()
-            .map(|d| format!(" (as of {d})"))
-            .unwrap_or_default()
-    };
     let mut md = String::new();
     for a in aspects {
         if super::answers::in_sentences(a.unit) {
@@ -487,12 +486,7 @@ fn disagreements_section(
                 .filter(on_topic)
                 .filter(|c| shown.as_deref() != Some(quotes_key(&c.quote).as_str()))
             {
-                rivals.push_str(&format!(
-                    "  - {kind}\"{}\" [{}]{}\n",
-                    quote_md(&c.quote),
-                    c.source,
-                    dated(&c.as_of)
-                ));
+                rivals.push_str(&rival_line(kind, &c.quote, c.source, c.as_of.as_deref()));
             }
         }
         if rivals.is_empty() {
@@ -504,12 +498,10 @@ fn disagreements_section(
             Some(f) => (&f.quote, f.source, date_of(&f.quote, f.as_of.as_deref())),
             None => (&v.quote, v.source, v.as_of.clone()),
         };
-        md.push_str(&format!(
-            "- **{}**: best supported: \"{}\" [{}]{}. Other sources say:\n{rivals}",
-            capitalize(&a.label),
-            quote_md(quote),
-            source,
-            dated(&as_of)
+        md.push_str(&disagreement_entry(
+            &a.label,
+            (quote, source, as_of),
+            &rivals,
         ));
     }
     if md.is_empty() {
@@ -554,7 +546,6 @@ fn measure_disagreement(
     a: &Aspect,
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
-    let dated = |d: Option<String>| d.map(|d| format!(" (as of {d})")).unwrap_or_default();
     let findings = &a.unit.findings;
     let Some((lead, lead_measures)) = findings
         .iter()
@@ -563,7 +554,7 @@ fn measure_disagreement(
     else {
         return String::new();
     };
-    let rivals: Vec<&Finding> = findings
+    let rivals: String = findings
         .iter()
         .filter(|f| quotes_key(&f.quote) != quotes_key(&lead.quote))
         .filter(|f| {
@@ -573,26 +564,45 @@ fn measure_disagreement(
                     && !theirs.iter().any(|(u, m)| u == unit && m == n)
             })
         })
+        .map(|f| {
+            let as_of = date_of(&f.quote, f.as_of.as_deref());
+            rival_line("", &f.quote, f.source, as_of.as_deref())
+        })
         .collect();
     if rivals.is_empty() {
         return String::new();
     }
-    let mut md = format!(
-        "- **{}**: best supported: \"{}\" [{}]{}. Other sources say:\n",
-        capitalize(&a.label),
-        quote_md(&lead.quote),
-        lead.source,
-        dated(date_of(&lead.quote, lead.as_of.as_deref()))
-    );
-    for f in rivals {
-        md.push_str(&format!(
-            "  - \"{}\" [{}]{}\n",
-            quote_md(&f.quote),
-            f.source,
-            dated(date_of(&f.quote, f.as_of.as_deref()))
-        ));
-    }
-    md
+    let as_of = date_of(&lead.quote, lead.as_of.as_deref());
+    disagreement_entry(&a.label, (&lead.quote, lead.source, as_of), &rivals)
+}
+
+/// " (as of DATE)", or nothing without a date.
+fn as_of_note(as_of: Option<&str>) -> String {
+    as_of.map(|d| format!(" (as of {d})")).unwrap_or_default()
+}
+
+/// One entry of Where the sources disagree: the best-supported quote
+/// (quote, source number, date), then the `rivals` lines ([`rival_line`]).
+fn disagreement_entry(label: &str, best: (&str, usize, Option<String>), rivals: &str) -> String {
+    let (quote, source, as_of) = best;
+    format!(
+        "- **{}**: best supported: \"{}\" [{}]{}. Other sources say:\n{rivals}",
+        capitalize(label),
+        quote_md(quote),
+        source,
+        as_of_note(as_of.as_deref())
+    )
+}
+
+/// A rival under a disagreement entry, after its `kind` ("earlier, true at
+/// its time: ", or "" for a plain rival).
+fn rival_line(kind: &str, quote: &str, source: usize, as_of: Option<&str>) -> String {
+    format!(
+        "  - {kind}\"{}\" [{}]{}\n",
+        quote_md(quote),
+        source,
+        as_of_note(as_of)
+    )
 }
 
 /// What the sources do not say (empty when they say everything asked):

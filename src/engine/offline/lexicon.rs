@@ -548,11 +548,7 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
     let first = all.first().map(String::as_str);
     // "When did X take effect" asks a date; "when does SQLite checkpoint"
     // a condition ([`crate::answer::expected`]), which no year answers.
-    let asks_when_date = first == Some("when")
-        && matches!(
-            crate::answer::expected(aspect),
-            crate::answer::AnswerType::Date | crate::answer::AnswerType::Year
-        );
+    let asks_when_date = first == Some("when") && crate::answer::expected(aspect).is_date();
     if (asks_when_date || all.iter().any(|w| w == "date" || w == "dates"))
         && !values.contains(&ValueKind::Year)
     {

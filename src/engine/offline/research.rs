@@ -130,10 +130,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         // A date may have moved: the first results can all repeat the
         // final one while the page naming the earlier plan words it
         // otherwise ("planned to start on" for "brought into force").
-        let dated = matches!(
-            crate::answer::expected(&aspect),
-            crate::answer::AnswerType::Date | crate::answer::AnswerType::Year
-        );
+        let dated = crate::answer::expected(&aspect).is_date();
         if (!extra.is_empty() || findings.len() < 3 || current || dated) && query != first_query {
             return (
                 format!(

@@ -2,7 +2,7 @@
 //! sub-question, voted across the pages read (see [`crate::answer`]), with
 //! the sentences that state it as findings.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::pages::PageRead;
 use super::score::Candidate;
@@ -44,18 +44,15 @@ fn rivals_of<'a>(
     passages: &[Passage<'_>],
     question: &str,
 ) -> Vec<(&'a answer::vote::Support, String)> {
-    use crate::report::claim_check::facts;
     let Some((best, others)) = ballots.split_first() else {
         return vec![];
     };
-    let terms_of = |s: &answer::vote::Support| -> std::collections::BTreeSet<String> {
-        facts::terms(&facts::fold(passages[s.passage].sentences[s.sentence]))
-            .into_iter()
-            .collect()
+    // The vote's own vocabulary: the terms its coverage counts.
+    let terms_of = |s: &answer::vote::Support| {
+        answer::vote::terms_of(passages[s.passage].sentences[s.sentence])
     };
-    let asked: std::collections::BTreeSet<String> =
-        facts::terms(&facts::fold(question)).into_iter().collect();
-    let required: std::collections::BTreeSet<String> = best
+    let asked = answer::vote::terms_of(question);
+    let required: BTreeSet<String> = best
         .supports
         .first()
         .map(|s| terms_of(s).intersection(&asked).cloned().collect())

@@ -279,6 +279,15 @@ fn class_of(word: &str) -> Option<AnswerType> {
         .map(|(_, t)| *t)
 }
 
+/// Words that make "value" a setting's value: "the default value of X",
+/// "the maximum value".
+pub(super) fn is_setting_qualifier(w: &str) -> bool {
+    matches!(
+        w,
+        "default" | "maximum" | "minimum" | "max" | "min" | "initial" | "largest" | "smallest"
+    )
+}
+
 /// Words skipped between a question word and its class noun ("what was
 /// *the* revenue", "which *of the* teams").
 fn is_filler(w: &str) -> bool {
@@ -479,6 +488,10 @@ pub fn expected(question: &str) -> AnswerType {
                         at(k)
                     };
                     let t = class_of(noun).unwrap_or(t);
+                    // "The default value of a setting" is a setting's
+                    // value (a size, a count), not money.
+                    let setting = noun == "value" && k > 0 && is_setting_qualifier(at(k - 1));
+                    let t = if setting { AnswerType::Quantity } else { t };
                     // "Which cities have adopted it": a list, answered in
                     // sentences, unless the plural is of amounts.
                     let plural = class_of(noun).is_some()
@@ -705,6 +718,9 @@ mod tests {
             ("Which film won best picture?", Name),
             ("What is a congestion charge?", Explanation),
             ("What is the daily charge today?", Money),
+            ("What is the value of the deal?", Money),
+            ("What is the default value of work_mem?", Quantity),
+            ("What is the maximum value of a port?", Quantity),
             ("How does the scorer work?", Explanation),
             ("Is the licence valid?", YesNo),
             ("Final venue location", Place),

@@ -791,7 +791,7 @@ fn years(sentence: &str) -> Vec<Span> {
 
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     crate::re(
-        r"(?i)(US\$|A\$|C\$|HK\$|NT\$|R\$|\$|€|£|¥|₹|\b(?:rs\.?|usd|eur|gbp|inr|rmb|cny|jpy)\s?)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(trillion|billion|million|thousand|crore|lakh|bn|mn|tn|m|b|k|万亿|亿|万|千)\b?)?(?:\s?(%|％|percent\b|per cent\b))?(?:\s?(dollars?|euros?|pounds?|yuan|yen|rupees?|usd|eur|gbp|元|美元|人民币|港元|欧元|英镑|日元)\b?)?",
+        r"(?i)(US\$|A\$|C\$|HK\$|NT\$|R\$|\$|€|£|¥|₹|\b(?:rs\.?|usd|eur|gbp|inr|rmb|cny|jpy)\s?)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(bytes?|[kmgt]i?b|kilobytes?|megabytes?|gigabytes?|terabytes?|ms|milliseconds?|seconds?|minutes?|hours?)\b)?(?:\s?(trillion|billion|million|thousand|crore|lakh|bn|mn|tn|m|b|k|万亿|亿|万|千)\b?)?(?:\s?(%|％|percent\b|per cent\b))?(?:\s?(dollars?|euros?|pounds?|yuan|yen|rupees?|usd|eur|gbp|元|美元|人民币|港元|欧元|英镑|日元)\b?)?",
     )
 });
 
@@ -811,7 +811,7 @@ pub fn numbers(sentence: &str) -> Vec<Span> {
         let Ok(mut value) = digits.as_str().replace(',', "").parse::<f64>() else {
             continue;
         };
-        let scale = c.get(3).map(|m| m.as_str().to_lowercase());
+        let scale = c.get(4).map(|m| m.as_str().to_lowercase());
         value *= match scale.as_deref() {
             Some("trillion" | "tn" | "万亿") => 1e12,
             Some("billion" | "bn" | "b") => 1e9,
@@ -826,9 +826,15 @@ pub fn numbers(sentence: &str) -> Vec<Span> {
         let currency = c
             .get(1)
             .map(|m| m.as_str())
-            .or_else(|| c.get(5).map(|m| m.as_str()))
+            .or_else(|| c.get(6).map(|m| m.as_str()))
             .map(currency_code);
-        let unit = if c.get(4).is_some() {
+        let measure = c.get(3).map(|m| measure(m.as_str()));
+        if let Some((_, factor)) = measure {
+            value *= factor;
+        }
+        let unit = if let Some((unit, _)) = measure {
+            unit.to_string()
+        } else if c.get(5).is_some() {
             "%".to_string()
         } else {
             currency.unwrap_or_default().to_string()
@@ -848,6 +854,26 @@ pub fn numbers(sentence: &str) -> Vec<Span> {
         });
     }
     out
+}
+
+/// A unit of measure, as the unit it is counted in and how many of that
+/// one it is: "128MB" and "128 megabytes" are one size, "2s" and "2000 ms"
+/// one duration. Sizes count in binary multiples, as software does.
+fn measure(unit: &str) -> (&'static str, f64) {
+    let u = unit.to_lowercase();
+    let size = |p: i32| ("byte", 1024f64.powi(p));
+    match u.trim_end_matches('s') {
+        "byte" | "b" => size(0),
+        "kb" | "kib" | "kilobyte" => size(1),
+        "mb" | "mib" | "megabyte" => size(2),
+        "gb" | "gib" | "gigabyte" => size(3),
+        "tb" | "tib" | "terabyte" => size(4),
+        "m" | "millisecond" => ("second", 0.001),
+        "minute" => ("second", 60.0),
+        "hour" => ("second", 3600.0),
+        // "second(s)": the pattern matches no other unit.
+        _ => ("second", 1.0),
+    }
 }
 
 fn currency_code(symbol: &str) -> &'static str {
@@ -990,5 +1016,24 @@ mod tests {
         let b = Key::Name(vec!["simona".into(), "halep".into()]);
         assert!(a.same_value(&b));
         assert!(!a.same_value(&Key::Name(vec!["williams".into()])));
+    }
+
+    #[test]
+    fn sizes_and_durations_are_one_value_in_any_unit() {
+        let n = numbers(
+            "The default is 128 megabytes (128MB), at most 1GB; it waits 2 seconds (2000 ms).",
+        );
+        let keys: Vec<&Key> = n.iter().map(|s| &s.key).collect();
+        assert_eq!(
+            texts(&n),
+            vec!["128 megabytes", "128MB", "1GB", "2 seconds", "2000 ms"]
+        );
+        assert!(keys[0].same_value(keys[1]), "{keys:?}");
+        assert!(!keys[0].same_value(keys[2]), "{keys:?}");
+        assert!(keys[3].same_value(keys[4]), "{keys:?}");
+        // A money amount keeps its scale word: "$5m" is five million dollars.
+        assert!(
+            matches!(&numbers("It cost $5m.")[0].key, Key::Number { value, unit } if *value == 5e6 && unit == "usd")
+        );
     }
 }

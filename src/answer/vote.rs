@@ -13,6 +13,7 @@
 //! best sentence for it covers too little of the question, the sources do
 //! not say.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -317,12 +318,21 @@ pub fn terms_of(text: &str) -> BTreeSet<String> {
     let st = stemmer();
     // Latin words and numbers inside CJK text ("2021年", "GDP增长") count
     // as words of their own.
+    // An identifier ("shared_buffers") is one term, kept whole: its parts
+    // are other words ("shared hash table", "buffer pool").
     let mut out: BTreeSet<String> = text
-        .split(|c: char| !c.is_alphanumeric() || cjk::is_cjk(c))
+        .split(|c: char| !(c.is_alphanumeric() || c == '_') || cjk::is_cjk(c))
+        .map(|w| w.trim_matches('_'))
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .filter(|w| !is_stop(w))
-        .map(|w| st.stem(base_form(&w)).into_owned())
+        .map(|w| {
+            if w.contains('_') {
+                w
+            } else {
+                st.stem(base_form(&w)).into_owned()
+            }
+        })
         .collect();
     out.extend(
         cjk::bigrams(&cjk::without_question_words(text))
@@ -519,6 +529,17 @@ const EVENT_WORDS: &[&[&str]] = &[
     &["direct", "directed", "director"],
 ];
 
+/// The terms of the words that say which of a thing's values the
+/// question asks ("the *default* value", "the *maximum* size").
+fn qualifier_terms(question: &str) -> BTreeSet<String> {
+    question
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| super::kind::is_setting_qualifier(w))
+        .flat_map(|w| terms_of(&w))
+        .collect()
+}
+
 /// The event a question asks about, as terms: the verb after its question
 /// word ("who won", "which country won"), or the last word of a "when
 /// was X released" question, widened to the words of its event.
@@ -570,6 +591,22 @@ fn event_terms(question: &str) -> Option<BTreeSet<String>> {
     out.insert(st.stem(base_form(&verb)).into_owned());
     Some(out)
 }
+
+/// Whether a unit of text is a heading: a few words with no sentence's
+/// end (a section's title, a definition list's term).
+fn is_heading(s: &str) -> bool {
+    let n = s.split_whitespace().count();
+    (1..=HEADING_WORDS).contains(&n)
+        && s.chars().any(char::is_alphabetic)
+        // Chinese and Japanese text has no spaces to count words by.
+        && !s.chars().any(cjk::is_cjk)
+        && !s.ends_with(['.', '!', '?', ':', ';', ',', '…', '"', '\u{201D}'])
+        // A table's row (its cells are parted by bars) is no heading.
+        && !s.contains('|')
+}
+
+/// The most words of a heading.
+const HEADING_WORDS: usize = 10;
 
 /// The years a text names.
 fn years_in(text: &str) -> BTreeSet<u32> {
@@ -639,6 +676,7 @@ fn coverages(
     let years_asked = years_in(question);
     let event = event_terms(question);
     let names = question_names(question);
+    let qualifiers = qualifier_terms(question);
     let mut scored = Vec::new();
     for (pi, p) in passages.iter().enumerate() {
         let bags = &read.sentences[pi];
@@ -654,6 +692,10 @@ fn coverages(
             .chain(p.sentences.iter().copied())
             .collect();
         let another = mention::names_only_another(question, &names, &named);
+        // The heading a sentence sits under (a section's title, the term
+        // of a definition list's entry: "shared_buffers (integer)") says
+        // what it is about.
+        let mut heading: Option<usize> = None;
         for (si, s) in p.sentences.iter().enumerate() {
             let mut context = read.titles[pi].clone();
             for j in [si.wrapping_sub(1), si + 1] {
@@ -661,12 +703,20 @@ fn coverages(
                     context.extend(b.iter().cloned());
                 }
             }
+            // What a sentence's heading names, the sentence speaks of.
+            let own = match heading {
+                Some(h) => Cow::Owned(bags[si].union(&bags[h]).cloned().collect()),
+                None => Cow::Borrowed(&bags[si]),
+            };
+            if is_heading(s) {
+                heading = Some(si);
+            }
             // A passage that opens with "It was released..." speaks of what
             // it was found for: the question's names are its context.
             if (si == 0 || unnamed) && !another && opens_with_pronoun(s) {
                 context.extend(terms.name_terms().cloned());
             }
-            let mut coverage = terms.coverage(&bags[si], &context);
+            let mut coverage = terms.coverage(&own, &context);
             // A sentence about another year than the one asked ("the 2018
             // winner" for 2019) is about another event.
             if other_year(&years_asked, s) {
@@ -682,6 +732,11 @@ fn coverages(
                     .iter()
                     .any(|t| bags[si].contains(t) || context.contains(t))
             {
+                coverage *= 0.6;
+            }
+            // "The default value": a sentence that does not say "default"
+            // states some other value of it (a suggested one, a limit).
+            if qualifiers.iter().any(|t| !bags[si].contains(t)) {
                 coverage *= 0.6;
             }
             if !is_question(s) {
@@ -1200,5 +1255,37 @@ mod tests {
         };
         let quoted: Vec<usize> = got.iter().map(|s| s.0).collect();
         assert!(quoted.contains(&0) && quoted.contains(&1), "{got:?}");
+    }
+
+    #[test]
+    fn a_definition_lists_term_is_what_its_sentences_speak_of() {
+        // A setting documented as a definition list: its term on a line of
+        // its own, its default two sentences below, a suggested value in
+        // the next paragraph.
+        let page = "Memory\n\
+            tide_buffers (integer)\n\
+            Sets how much memory the tide cache holds. The default is typically 64 megabytes (64MB), but might be less on small machines. It must be at least 128 kilobytes.\n\
+            For a dedicated server, a reasonable starting value for tide_buffers is 20% of the memory.\n\
+            ebb_mode (enum)\n\
+            Chooses how ebbs are flushed. The default is lazy.\n\
+            flood_limit (integer)\n\
+            Caps the flood queue. The default is 16.\n\
+            drift_delay (integer)\n\
+            Sets the drift delay. The default is 200 ms.";
+        let other = "The shared hash table and the buffer pool are locked while a value is read.";
+        assert_eq!(
+            answer("What is the default value of tide_buffers?", &[page, other]).as_deref(),
+            Some("64 megabytes")
+        );
+    }
+
+    #[test]
+    fn an_identifier_is_one_term() {
+        let t = terms_of("the shared_buffers setting");
+        assert!(t.contains("shared_buffers"), "{t:?}");
+        assert!(!t.contains("share") && !t.contains("buffer"), "{t:?}");
+        assert!(is_heading("shared_buffers (integer)"));
+        assert!(!is_heading("Sets the amount of memory."));
+        assert!(!is_heading("特斯拉全球总交付量为131万辆"));
     }
 }

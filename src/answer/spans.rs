@@ -857,8 +857,8 @@ pub fn numbers(sentence: &str) -> Vec<Span> {
 }
 
 /// A unit of measure, as the unit it is counted in and how many of that
-/// one it is: "128MB" and "128 megabytes" are one size, "2s" and "2000 ms"
-/// one duration. Sizes count in binary multiples, as software does.
+/// one it is: "128MB" and "128 megabytes" are one size, "2 seconds" and
+/// "2000 ms" one duration. Sizes count in binary multiples, as software does.
 fn measure(unit: &str) -> (&'static str, f64) {
     let u = unit.to_lowercase();
     let size = |p: i32| ("byte", 1024f64.powi(p));

@@ -20,7 +20,7 @@ use super::prompts;
 use super::replay::ModelLookup;
 use super::search_listing;
 use super::tool::names::{REQUEST_CLARIFICATION, WEB_SEARCH};
-use super::tool::{AgentCx, Deliverable, REPEATED, ToolOutput, ToolRegistry};
+use super::tool::{AgentCx, Deliverable, ToolKind, ToolOutput, ToolRegistry};
 use crate::config::ModelRole;
 use crate::protocol::{EventBody, MAIN_AGENT, RunMode, StatusReason, StatusState};
 use crate::store::Record;
@@ -418,7 +418,8 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
         halt(run, e.0);
         return ToolOutput::permanent("the run's budget is exhausted; no more tool calls");
     }
-    let mcp = tool.is_mcp();
+    let mcp = tool.kind() == ToolKind::Mcp;
+    let display = tool.display();
     let (tool_id, tool_name, tool_args) = (id.clone(), call.name.clone(), call.arguments.clone());
     run.emitter.emit(
         &cx.agent,
@@ -433,6 +434,7 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
                 id: tool_id,
                 tool: tool_name,
                 args: tool_args,
+                display,
             }
         },
     );
@@ -459,7 +461,7 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
     );
     // A repeat of a permanently failed call answered locally (MCP and
     // custom tools) says so.
-    let repeated = summary.starts_with(REPEATED).then_some(true);
+    let repeated = out.repeated.then_some(true);
     run.emitter.emit(
         &cx.agent,
         if mcp {
@@ -479,6 +481,7 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
                 summary,
                 error_class,
                 repeated,
+                display,
             }
         },
     );

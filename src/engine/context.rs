@@ -165,8 +165,6 @@ pub struct RunCtx {
     pub meter: Meter,
     /// Bounds sub-researchers running at once.
     pub parallel: Semaphore,
-    /// The report gate's claim check of the accepted report.
-    pub claim_tally: Mutex<Option<crate::protocol::ClaimSupport>>,
     /// Clarifying questions: whether to ask, and the answers sent in.
     pub clarify: Clarifier,
     /// Answers waiting for the next clarification, one set per
@@ -221,7 +219,6 @@ impl RunCtx {
             cancel: Cancel::default(),
             meter: Meter::default(),
             parallel: Semaphore::new(settings.max_parallel.max(1)),
-            claim_tally: Mutex::new(None),
             clarify: Clarifier::new(config.clarify),
             answers: Mutex::new(config.answers.clone().into()),
             ledger: Ledger::default(),

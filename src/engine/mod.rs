@@ -9,6 +9,7 @@ pub mod budget;
 pub mod claims;
 pub mod clarifier;
 pub mod context;
+pub(crate) mod deliver;
 pub mod emitter;
 pub mod entity;
 pub mod model;

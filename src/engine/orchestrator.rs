@@ -1,7 +1,6 @@
 //! One run from `Ask` to the terminal status: run_start, the orchestrator
 //! (the lead agent), the report (delivered or salvaged), artifacts, usage, status.
 
-use crate::sync::LockExt;
 use std::sync::Arc;
 
 use futures::FutureExt;
@@ -12,12 +11,12 @@ use super::agent_loop::{self, AgentEnd, AgentSpec, run_agent};
 use super::clarifier::ClarifyMode;
 use super::context::{RunCtx, Services};
 use super::emitter::Emitter;
-use super::tool::{AgentCx, Deliverable};
+use super::tool::AgentCx;
 use super::{EngineConfig, RunSummary, entity, prompts};
 use crate::config::ModelRole;
+use crate::evidence::Page;
 use crate::evidence::dedup::Copies;
 use crate::evidence::merge::MergedField;
-use crate::evidence::{Findings, Page};
 use crate::protocol::Verdict;
 use crate::protocol::{
     AskRequest, ClaimSupport, ENGINE_VERSION, EventBody, MAIN_AGENT, Op, PROTOCOL_VERSION, RunMode,
@@ -218,58 +217,6 @@ fn learn(ctx: &RunCtx, dir: &std::path::Path) {
     }
 }
 
-/// What the report's Gaps cannot know: the plan's aspects a stopped run
-/// never reached, and the documents a corpus cap cut.
-fn gap_notes(ctx: &RunCtx, stopped: bool, reason: StatusReason) -> report::gaps::GapNotes {
-    let researched: Vec<String> = ctx.all_findings().into_iter().map(|f| f.aspect).collect();
-    report::gaps::GapNotes {
-        unresearched: if stopped {
-            report::gaps::unresearched(&ctx.plan(), &researched)
-        } else {
-            Vec::new()
-        },
-        ended: reason.as_str().to_string(),
-        truncated: ctx
-            .truncated()
-            .into_iter()
-            .map(|(url, kept)| report::gaps::Cut { url, kept })
-            .collect(),
-    }
-}
-
-fn no_verified_source_why(accepted: usize, claims: &ClaimSupport) -> String {
-    if accepted == 0 {
-        "no page read was accepted as a source, so nothing in this report is backed by one".into()
-    } else if claims.checked > 0 {
-        format!(
-            "{accepted} page(s) were accepted, but no cited sentence of the report survived the claim check ({} checked, {} removed as unsupported)",
-            claims.checked, claims.removed
-        )
-    } else {
-        format!("{accepted} page(s) were accepted, but the report cites none of them")
-    }
-}
-
-/// The report with a note after its title block (before the first section).
-fn with_note(markdown: &str, note: &str) -> String {
-    match markdown.find("\n## ") {
-        Some(i) => format!(
-            "{}\n\n> {note}\n{}",
-            markdown[..i].trim_end(),
-            &markdown[i..]
-        ),
-        None => format!("{}\n\n> {note}\n", markdown.trim_end()),
-    }
-}
-
-fn looks_like_report(text: &str, sources: usize) -> bool {
-    let cited = report::citations::citations(text)
-        .iter()
-        .filter(|(_, n)| *n >= 1 && *n <= sources)
-        .count();
-    text.len() >= 300 && cited >= 2
-}
-
 /// The first events of a fresh run (a resumed one has `run_resumed`).
 fn emit_run_start(
     ctx: &RunCtx,
@@ -300,8 +247,9 @@ fn emit_run_start(
 }
 
 /// One run: announced, the question screened, the lead agent's research,
-/// its ending made a report (delivered or salvaged) that is checked and
-/// judged, then the run files, the closing events and the summary.
+/// its ending delivered as a checked and judged report
+/// ([`super::deliver`]), then the run files, the closing events and the
+/// summary.
 async fn run_one(
     ctx: &Arc<RunCtx>,
     config: &EngineConfig,
@@ -312,72 +260,20 @@ async fn run_one(
     announce(ctx, config, request, memory_problem);
     let unclear = screen_question(ctx, config, request);
     let end = research(ctx, config, request, unclear.is_some()).await;
+    let d = super::deliver::deliver(ctx, config, request, unclear, end);
 
-    let findings = ctx.all_findings();
-    // The merged evidence: written to evidence.json, and the basis of any salvaged report.
-    let (merged, copies) = ctx.merge_evidence();
-    let number_of = |url: &str| ctx.pages.get(url).and_then(|(_, n)| n);
-    let merged_view = report::evidence_view::view(&merged, &number_of);
-    let salvage = || {
-        (!findings.is_empty()).then(|| {
-            report::draft_from_merged(
-                &request.question,
-                ctx.anchors.name.as_deref(),
-                &findings,
-                &merged_view,
-            )
-        })
-    };
-    let question = request.question.trim();
-    let (state, reason, detail, markdown, salvaged) =
-        ending(ctx, config, question, unclear, end, &salvage);
-    // Stopped before the end: the plan's unreached aspects become gaps.
-    let stopped = salvaged;
-    let salvaged = salvaged && markdown.is_some();
-    let markdown = markdown.unwrap_or_else(|| {
-        format!(
-            "# Research report\n\n**Question:** {}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",
-            request.question.trim(),
-            reason.as_str()
-        )
-    });
-    let (markdown, claims) = checked_report(ctx, &markdown, reason);
-    let markdown = report::gaps::amend(&markdown, &gap_notes(ctx, stopped, reason));
-
-    let pages = ctx.pages.pages();
-    let numbered = ctx.pages.numbered_pages();
-    let footer = footer(ctx, salvaged);
-    let skipped = ctx.skipped();
-    let assembly = Assembly {
-        pages: &pages,
-        numbered: &numbered,
-        skipped: &skipped,
-        footer: &footer,
-    };
-    let mut fin = assembly.finalize(&markdown);
-    let outcome = judge_answers(
-        ctx,
-        question,
-        &findings,
-        &assembly,
-        &mut fin,
-        (state, reason, detail),
-    );
-    let (state, reason, detail) =
-        require_verified_source(&markdown, &claims, &assembly, &mut fin, outcome);
-
-    let write_error = write_run_files(ctx, run_dir, &fin, &merged, &copies, &pages);
-    emit_sources_and_report(ctx, &numbered, &fin);
-    let (spent, duration) = emit_usage(ctx, &fin, claims);
+    let write_error = write_run_files(ctx, run_dir, &d.report, &d.merged, &d.copies, &d.pages);
+    emit_sources_and_report(ctx, &d.numbered, &d.report);
+    let (spent, duration) = emit_usage(ctx, &d.report, d.claims);
     ctx.emitter
-        .status(MAIN_AGENT, state, Some(reason), detail.clone());
+        .status(MAIN_AGENT, d.state, Some(d.reason), d.detail.clone());
     RunSummary {
-        state,
-        reason,
-        detail,
+        state: d.state,
+        reason: d.reason,
+        detail: d.detail,
         run_dir: run_dir.path().to_path_buf(),
         report_path: write_error.is_none().then(|| run_dir.report_path()),
-        sources: fin.sources.len(),
+        sources: d.report.sources.len(),
         total_tokens: spent.tokens,
         cost_usd: spent.usd,
         duration,
@@ -485,221 +381,6 @@ fn orchestrator_spec(cx: &AgentCx, config: &EngineConfig) -> AgentSpec {
         ),
         tools: super::tools::for_orchestrator(cx, config.clarify),
         nudge: prompts::orchestrator_nudge(),
-    }
-}
-
-/// A run's state, reason and detail.
-type Outcome = (StatusState, StatusReason, Option<String>);
-
-/// How the lead agent ended, as an outcome, the report it leaves (if any),
-/// and whether the run stopped before its end (its report then salvaged).
-fn ending(
-    ctx: &RunCtx,
-    config: &EngineConfig,
-    question: &str,
-    unclear: Option<crate::question::Unresearchable>,
-    end: Option<AgentEnd>,
-    salvage: &dyn Fn() -> Option<String>,
-) -> (
-    StatusState,
-    StatusReason,
-    Option<String>,
-    Option<String>,
-    bool,
-) {
-    match end {
-        None => {
-            let why = unclear.map(|u| u.why).unwrap_or_default();
-            let shown: String = question.chars().filter(|c| !c.is_control()).collect();
-            let md = format!("# Question unclear\n\n**Question:** {shown}\n\nNothing was researched: {why}.\n");
-            (StatusState::Error, StatusReason::QuestionUnclear, Some(why), Some(md), false)
-        }
-        Some(end) => match end {
-        AgentEnd::Delivered(Deliverable::Report(md)) => {
-            (StatusState::Done, StatusReason::ReportDelivered, None, Some(md), false)
-        }
-        AgentEnd::Delivered(Deliverable::Clarification(questions)) => {
-            let list: String = questions.iter().enumerate().map(|(i, q)| format!("{}. {q}\n", i + 1)).collect();
-            let md = format!("# Clarification needed\n\n**Question:** {question}\n\nBefore researching, dra needs answers to:\n\n{list}");
-            (StatusState::Done, StatusReason::AwaitingClarification, None, Some(md), false)
-        }
-        AgentEnd::DirectAnswer(_) if config.settings.require_tool_call => (
-            StatusState::Error,
-            StatusReason::ToolCallRequired,
-            Some("the model answered without calling any tool, and --require-tool-call is set".into()),
-            None,
-            false,
-        ),
-        AgentEnd::DirectAnswer(text) => {
-            let md = format!("# Answer\n\n**Question:** {question}\n\n{text}\n");
-            (StatusState::Done, StatusReason::DirectAnswer, None, Some(md), false)
-        }
-        AgentEnd::Delivered(Deliverable::Findings(_)) => (
-            StatusState::Error,
-            StatusReason::EndedWithoutReport,
-            Some("the orchestrator returned findings, not a report".into()),
-            salvage(),
-            true,
-        ),
-        AgentEnd::Stalled { text } if looks_like_report(&text, ctx.pages.source_count()) => (
-            StatusState::Done,
-            StatusReason::ReportSalvaged,
-            Some("the model wrote its report as plain text instead of calling submit_report; it was salvaged".into()),
-            Some(text),
-            true,
-        ),
-        AgentEnd::Stalled { .. } => (
-            StatusState::Error,
-            StatusReason::StalledAfterNudges,
-            Some("the model stopped without submit_report after nudges".into()),
-            salvage(),
-            true,
-        ),
-        AgentEnd::Halted(_) | AgentEnd::Cancelled => {
-            let reason = ctx.cancel.reason().unwrap_or(StatusReason::Interrupted);
-            (StatusState::Error, reason, None, salvage(), true)
-        }
-        AgentEnd::Failed(e) => (StatusState::Error, StatusReason::ModelFailed, Some(e), salvage(), true),
-        },
-    }
-}
-
-/// The report with page echoes removed and its claims checked, and the
-/// tally of that check.
-fn checked_report(ctx: &RunCtx, markdown: &str, reason: StatusReason) -> (String, ClaimSupport) {
-    // No report echoes instructions from pages (the report gate's check).
-    let markdown = super::tools::submit::remove_echoes(ctx, markdown);
-    // Every report passes its own claim check: what the gate did not see
-    // (salvaged reports, plain-text reports) is checked here the same way.
-    let library = super::tools::submit::claim_library(ctx, &markdown);
-    let check = report::claim_check::check(&markdown, &library);
-    let enforced = report::claim_check::remove_unsupported(&markdown, &check, &library);
-    let gate = ctx
-        .claim_tally
-        .lock_or_recover()
-        .take()
-        .filter(|_| reason == StatusReason::ReportDelivered);
-    let claims = match gate {
-        Some(g) => ClaimSupport::new(g.checked, g.supported, g.removed + enforced.removed.len()),
-        None => ClaimSupport::new(check.checked(), check.supported(), enforced.removed.len()),
-    };
-    (enforced.markdown, claims)
-}
-
-/// The report's closing line: who researched it, and whether it was salvaged.
-fn footer(ctx: &RunCtx, salvaged: bool) -> String {
-    let mut footer = match ctx.mode {
-        RunMode::Offline => format!(
-            "Offline run: dra's deterministic extractive model (no language model) researched {}. Every quote is a verbatim sentence of its source.",
-            ctx.backend_label
-        ),
-        RunMode::Online => format!(
-            "Researched with the {} tier over {}.",
-            ctx.settings.tier.name, ctx.backend_label
-        ),
-    };
-    if salvaged {
-        footer
-            .push_str(" This report was salvaged from the findings gathered before the run ended.");
-    }
-    footer
-}
-
-/// What every version of the report is finalized with.
-struct Assembly<'a> {
-    pages: &'a [Page],
-    numbered: &'a [(usize, Page)],
-    skipped: &'a [(String, String)],
-    footer: &'a str,
-}
-
-impl Assembly<'_> {
-    fn finalize(&self, markdown: &str) -> report::FinalReport {
-        report::finalize(
-            markdown,
-            self.pages,
-            self.numbered,
-            self.skipped,
-            self.footer,
-        )
-    }
-}
-
-/// What the answers make of the ending: sources not about the subject
-/// (the report replaced), nothing answered, or the tally of sub-questions
-/// answered.
-fn judge_answers(
-    ctx: &RunCtx,
-    question: &str,
-    findings: &[Findings],
-    assembly: &Assembly,
-    fin: &mut report::FinalReport,
-    (state, reason, detail): Outcome,
-) -> Outcome {
-    match super::answered::judge(
-        question,
-        &ctx.anchors,
-        assembly.pages,
-        findings,
-        (state, reason, detail),
-    ) {
-        super::answered::Judged::SubjectAbsent { markdown, detail } => {
-            *fin = report::finalize(
-                &markdown,
-                assembly.pages,
-                &[],
-                assembly.skipped,
-                assembly.footer,
-            );
-            (
-                StatusState::Error,
-                StatusReason::NoVerifiedSource,
-                Some(detail),
-            )
-        }
-        super::answered::Judged::NotAnswered { detail } => {
-            (state, StatusReason::NotAnswered, Some(detail))
-        }
-        super::answered::Judged::Kept { detail } => (state, reason, detail),
-    }
-}
-
-/// A report that cites nothing verified is not a delivered report: it is
-/// noted as such and the run ends in error.
-fn require_verified_source(
-    markdown: &str,
-    claims: &ClaimSupport,
-    assembly: &Assembly,
-    fin: &mut report::FinalReport,
-    (state, reason, detail): Outcome,
-) -> Outcome {
-    if state == StatusState::Done
-        && matches!(
-            reason,
-            StatusReason::ReportDelivered | StatusReason::ReportSalvaged
-        )
-        && fin.sources.is_empty()
-    {
-        let why = no_verified_source_why(assembly.numbered.len(), claims);
-        let mut first = why.chars();
-        let sentence: String = first
-            .next()
-            .map(|c| c.to_uppercase().chain(first).collect())
-            .unwrap_or_default();
-        let noted = with_note(
-            markdown,
-            &format!(
-                "**No verified source.** {sentence}. This report is not evidence: rephrase the question or point dra at sources that cover it."
-            ),
-        );
-        *fin = assembly.finalize(&noted);
-        (
-            StatusState::Error,
-            StatusReason::NoVerifiedSource,
-            Some(why),
-        )
-    } else {
-        (state, reason, detail)
     }
 }
 

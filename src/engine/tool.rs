@@ -31,6 +31,7 @@ use super::context::RunCtx;
 use super::model::ToolSpec;
 use crate::evidence::Findings;
 use crate::protocol::ErrorClass;
+pub use crate::protocol::ToolDisplay;
 
 /// Every built-in tool's name, spelled here once: the tools, the prompts,
 /// the offline model and the renderer import it.
@@ -63,8 +64,20 @@ pub mod names {
 pub const VIEW_CHARS: usize = 14_000;
 
 /// How the summary of a locally answered repeat of a permanently failed
-/// call starts (the `mcp_result` event then carries `repeated: true`).
+/// call starts (its [`ToolOutput::repeated`] is set too).
 pub const REPEATED: &str = "repeated: ";
+
+/// Where a tool comes from: what its calls are reported as, and how the
+/// terminal shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// One of dra's own tools.
+    Builtin,
+    /// A tool of a configured MCP server (calls are `mcp_call` / `mcp_result`).
+    Mcp,
+    /// A custom tool from the configuration.
+    Custom,
+}
 
 /// A deliverable that ends an agent's loop.
 #[derive(Debug, Clone)]
@@ -84,6 +97,9 @@ pub struct ToolOutput {
     pub summary: String,
     pub error_class: Option<ErrorClass>,
     pub deliverable: Option<Deliverable>,
+    /// A repeat of a permanently failed call, answered locally and not sent
+    /// again (the result event carries `repeated: true`).
+    pub repeated: bool,
 }
 
 impl ToolOutput {
@@ -94,6 +110,7 @@ impl ToolOutput {
             summary: summary.into(),
             error_class: None,
             deliverable: None,
+            repeated: false,
         }
     }
 
@@ -106,6 +123,7 @@ impl ToolOutput {
             summary: message,
             error_class: Some(ErrorClass::Permanent),
             deliverable: None,
+            repeated: false,
         }
     }
 
@@ -173,10 +191,14 @@ pub trait Tool: Send + Sync {
     /// The name models call the tool by (its constant in [`names`]; an
     /// MCP tool's is `label__tool`, known at run time).
     fn name(&self) -> &str;
-    /// Whether this is a tool of an MCP server (its calls are reported as
+    /// Where the tool comes from (an MCP server's calls are reported as
     /// `mcp_call` / `mcp_result`).
-    fn is_mcp(&self) -> bool {
-        false
+    fn kind(&self) -> ToolKind {
+        ToolKind::Builtin
+    }
+    /// How a terminal shows the tool's calls and results.
+    fn display(&self) -> ToolDisplay {
+        ToolDisplay::Default
     }
     /// Whether a successful call ends the calling agent's loop (a
     /// deliverable). Such calls never count against the tool-call budget.
@@ -202,6 +224,8 @@ pub trait TypedTool: Send + Sync {
     /// Whether a successful call ends the calling agent's loop (see
     /// [`Tool::ends_agent`]).
     const ENDS_AGENT: bool = false;
+    /// See [`Tool::display`].
+    const DISPLAY: ToolDisplay = ToolDisplay::Default;
     /// The arguments, as the model sends them.
     type Args: DeserializeOwned + JsonSchema + Send;
     /// What the model is told the tool does.
@@ -220,6 +244,10 @@ impl<T: TypedTool> Tool for T {
 
     fn ends_agent(&self) -> bool {
         T::ENDS_AGENT
+    }
+
+    fn display(&self) -> ToolDisplay {
+        T::DISPLAY
     }
 
     fn spec(&self) -> ToolSpec {

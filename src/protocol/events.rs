@@ -126,6 +126,10 @@ pub enum EventBody {
         id: String,
         tool: String,
         args: Value,
+        /// How a terminal shows the tool's calls and results (left out for
+        /// the default).
+        #[serde(default, skip_serializing_if = "ToolDisplay::is_default")]
+        display: ToolDisplay,
     },
     ToolResult {
         id: String,
@@ -136,6 +140,9 @@ pub enum EventBody {
         error_class: Option<ErrorClass>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         repeated: Option<bool>,
+        /// As in `tool_call`.
+        #[serde(default, skip_serializing_if = "ToolDisplay::is_default")]
+        display: ToolDisplay,
     },
     Skill {
         name: String,
@@ -339,6 +346,28 @@ pub enum WarningCode {
     Security,
     #[serde(other)]
     Other,
+}
+
+/// How a terminal shows a tool's calls and results: the tool says, so a
+/// renderer needs no list of tool names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolDisplay {
+    /// Each call with `-v`; a result when it failed.
+    #[default]
+    Default,
+    /// The tool's work has events of its own (`search_query`, `fetch`): its
+    /// calls are not shown again.
+    OwnEvents,
+    /// Every result is shown, not only failed ones (a code run: what ran
+    /// and how it ended).
+    Results,
+}
+
+impl ToolDisplay {
+    pub fn is_default(&self) -> bool {
+        *self == ToolDisplay::Default
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

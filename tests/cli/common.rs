@@ -57,7 +57,6 @@ impl TestHome {
         }
     }
 
-    /// The only run directory under the runs dir.
     /// Runs `dra -q ask --no-memory --corpus CORPUS QUESTION` offline;
     /// returns the exit code and the run's report.md.
     pub fn ask_offline(&self, corpus: &Path, question: &str) -> (i32, String) {
@@ -74,6 +73,7 @@ impl TestHome {
         (out.status.code().unwrap_or(-1), report)
     }
 
+    /// The only run directory under the runs dir.
     pub fn run_dir(&self) -> PathBuf {
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.runs())
             .unwrap()

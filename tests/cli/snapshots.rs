@@ -1,12 +1,14 @@
-//! Snapshot tests of what users read: the report of an offline run, the
-//! human rows drawn for it, and `dra doctor`. A change to any of them shows
+//! Snapshot tests of what users read: the report of an offline run of each
+//! kind of question, the human rows drawn for one, `dra doctor`, `dra
+//! runs`, `dra tiers` and the main error messages. A change to any of them shows
 //! up in review as a changed `.snap` file under `tests/cli/snapshots/`
 //! (accept with `INSTA_UPDATE=always cargo test` or `cargo insta review`).
 //! Run ids, times, temporary paths and durations are filtered out; the
 //! clock is pinned with `DRA_TODAY` and sub-researchers run one at a time,
 //! so the rows come in one order.
 
-use super::common::{PADMAPAY_QUESTION, TestHome};
+use super::common::{PADMAPAY_QUESTION, TestHome, repo_path};
+use dra::protocol::{Event, EventBody};
 
 /// Filters for what differs between two identical runs.
 fn settings(sb: &TestHome) -> insta::Settings {
@@ -14,9 +16,13 @@ fn settings(sb: &TestHome) -> insta::Settings {
     s.set_prepend_module_to_snapshot(false);
     let home = regex::escape(&sb.dir.path().display().to_string());
     s.add_filter(&home, "[HOME]");
+    s.add_filter(&regex::escape(env!("CARGO_MANIFEST_DIR")), "[REPO]");
     s.add_filter(r"\d{8}T\d{6}Z-[0-9a-f]{8}", "[RUN]");
     s.add_filter(r"run [0-9a-f]{8}", "run [ID]");
     s.add_filter(r"v\d+\.\d+\.\d+", "v[VERSION]");
+    s.add_filter(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z", "[TIME]");
+    s.add_filter(r"(?m)^[0-9a-f]{8}   ", "[ID]       ");
+    s.add_filter(r"\d+\.\d s\b", "[SECS] s");
     // Which sandbox doctor finds depends on the machine (tests/cli/sandbox.rs checks it).
     s.add_filter(
         r"\] sandbox: [^\n]*(\n        fix: [^\n]*)?",
@@ -57,4 +63,157 @@ fn doctor_on_a_fresh_machine() {
     let out = sb.dra().arg("doctor").assert().success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     settings(&sb).bind(|| insta::assert_snapshot!("doctor_fresh", stdout));
+}
+
+/// An offline run over one of the test corpora: the kind it was planned
+/// as, and its report.
+fn offline_kind_run(corpus: &str, question: &str) -> (String, String) {
+    let sb = TestHome::new();
+    let out = sb
+        .dra()
+        .env("DRA_TODAY", "2026-12-01")
+        .env("DRA_MAX_PARALLEL", "1")
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "ask", "--no-memory", "--corpus"])
+        .arg(repo_path(corpus))
+        .arg(question)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let kind = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Event>(l).ok())
+        .find_map(|e| match e.body {
+            EventBody::Plan { kind, .. } => kind,
+            _ => None,
+        })
+        .map(|k| k.as_str().to_string())
+        .unwrap_or_default();
+    let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
+    (kind, report)
+}
+
+/// One offline report per kind of question the planner tells apart (the
+/// due-diligence one is `offline_report` above).
+#[test]
+fn offline_report_per_question_kind() {
+    let cases = [
+        (
+            "how_it_works",
+            "tests/corpora/calmread",
+            "How does Calm Read, the reading mode of the Pelican browser, pick the article text on a page?",
+        ),
+        (
+            "what_changed",
+            "tests/corpora/curbspec",
+            "What changed in version 3 of the CurbSpec open curb data standard?",
+        ),
+        (
+            "comparison",
+            "tests/corpora/kvcompare",
+            "How do Quillstore and Brinewood compare on licence and replication?",
+        ),
+        (
+            "landscape",
+            "tests/corpora/curbspec",
+            "Which cities have adopted the CurbSpec open curb data standard?",
+        ),
+        (
+            "statement",
+            "tests/corpora/lanholm",
+            "What did the Lanholm city council say about the congestion charge?",
+        ),
+        (
+            "open",
+            "tests/corpora/kvcompare",
+            "Who maintains the Quillstore embedded database?",
+        ),
+    ];
+    for (kind, corpus, question) in cases {
+        let (planned, report) = offline_kind_run(corpus, question);
+        assert_eq!(planned, kind, "{question}");
+        let sb = TestHome::new();
+        settings(&sb).bind(|| insta::assert_snapshot!(format!("offline_report_{kind}"), report));
+    }
+}
+
+/// `dra runs` after two runs, and `dra tiers`.
+#[test]
+fn runs_and_tiers_listings() {
+    let sb = TestHome::new();
+    for question in [
+        PADMAPAY_QUESTION,
+        "Who is the chief executive officer of PadmaPay?",
+    ] {
+        sb.dra()
+            .env("DRA_TODAY", "2026-12-01")
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args(["-q", "ask", "--no-memory", question])
+            .assert()
+            .success();
+        // Runs are listed by the second they started in: one each.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+    }
+    let runs = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .arg("runs")
+        .assert()
+        .success();
+    let runs = String::from_utf8(runs.get_output().stdout.clone()).unwrap();
+    let tiers = sb.dra().arg("tiers").assert().success();
+    let tiers = String::from_utf8(tiers.get_output().stdout.clone()).unwrap();
+    settings(&sb).bind(|| {
+        insta::assert_snapshot!("runs_listing", runs);
+        insta::assert_snapshot!("tiers_listing", tiers);
+    });
+}
+
+/// The errors a new user meets first: each names what was wrong and how
+/// to fix it, with its exit code.
+#[test]
+fn main_error_messages() {
+    let sb = TestHome::new();
+    let config = sb.dir.path().join("config/dra");
+    std::fs::create_dir_all(&config).unwrap();
+    let mut shown = String::new();
+    let mut run = |what: &str, args: &[&str], env: &[(&str, &str)]| {
+        let mut c = sb.dra();
+        c.arg("--runs-dir").arg(sb.runs()).args(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        let err = String::from_utf8(out.stderr.clone()).unwrap();
+        shown.push_str(&format!(
+            "## {what} (exit {})\n{}\n",
+            out.status.code().unwrap_or(-1),
+            err.trim_end()
+        ));
+    };
+    run(
+        "a corpus that does not exist",
+        &["ask", "--corpus", "/nonexistent/docs", "What is x?"],
+        &[],
+    );
+    run(
+        "a limit that is not a number",
+        &["ask", "--max-usd", "abc", "What is x?"],
+        &[],
+    );
+    run(
+        "a setting misspelled in the environment",
+        &["tiers"],
+        &[("DRA_MAX_USDD", "1")],
+    );
+    run("a run that does not exist", &["resume", "nosuchrun"], &[]);
+    run("an unknown command", &["askk", "What is x?"], &[]);
+    std::fs::write(config.join("config.toml"), "max_usdd = 1\n").unwrap();
+    run("a config key misspelled", &["tiers"], &[]);
+    std::fs::write(config.join("config.toml"), "max_usd = \"lots\"\n").unwrap();
+    run("a config value of the wrong type", &["tiers"], &[]);
+    settings(&sb).bind(|| insta::assert_snapshot!("error_messages", shown));
 }

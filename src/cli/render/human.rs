@@ -9,10 +9,9 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::super::{GlobalArgs, print_stdout, stderr_is_live};
 use crate::engine::RunSummary;
-use crate::engine::tool::names::{EXECUTE, FETCH_URL, WEB_SEARCH};
 use crate::protocol::{
     ClarificationAnswer, EntityAnchors, Event, EventBody, FindingRow, RunMode, SourceNumber,
-    Status, StatusState, SubagentState, Todo, Verdict, WarningCode,
+    Status, StatusState, SubagentState, Todo, ToolDisplay, Verdict, WarningCode,
 };
 
 pub struct Human {
@@ -158,10 +157,14 @@ impl Human {
                 one(title),
                 one(domain)
             )),
-            EventBody::ToolCall { tool, .. } => self.show_tool_call(agent, tool),
+            EventBody::ToolCall { tool, display, .. } => self.show_tool_call(agent, tool, *display),
             EventBody::ToolResult {
-                tool, ok, summary, ..
-            } => self.show_tool_result(agent, tool, *ok, summary),
+                tool,
+                ok,
+                summary,
+                display,
+                ..
+            } => self.show_tool_result(agent, tool, *ok, summary, *display),
             EventBody::SubagentFindings {
                 unit,
                 findings,
@@ -325,16 +328,23 @@ impl Human {
 
     /// With `-v`, each tool called other than searching and reading (which
     /// have their own lines).
-    fn show_tool_call(&self, agent: &str, tool: &str) {
-        if self.verbose > 0 && !matches!(tool, WEB_SEARCH | FETCH_URL) {
+    fn show_tool_call(&self, agent: &str, tool: &str, display: ToolDisplay) {
+        if self.verbose > 0 && display != ToolDisplay::OwnEvents {
             self.line(&format!("  {agent} → {tool}"));
         }
     }
 
     /// A tool's result, when it failed or ran code.
-    fn show_tool_result(&self, agent: &str, tool: &str, ok: bool, summary: &str) {
+    fn show_tool_result(
+        &self,
+        agent: &str,
+        tool: &str,
+        ok: bool,
+        summary: &str,
+        display: ToolDisplay,
+    ) {
         // Code runs are shown even when they succeed: what ran, how it ended.
-        if !ok || tool == EXECUTE {
+        if !ok || display == ToolDisplay::Results {
             self.line(&format!("  {agent} {tool}: {}", one(summary)));
         }
     }

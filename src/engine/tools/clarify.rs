@@ -83,6 +83,7 @@ impl TypedTool for RequestClarification {
             summary: format!("{} question(s)", questions.len()),
             error_class: None,
             deliverable: Some(Deliverable::Clarification(questions)),
+            repeated: false,
         }
     }
 }

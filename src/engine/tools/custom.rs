@@ -21,7 +21,7 @@ use crate::config::CustomToolsSettings;
 use crate::custom_tools::{self, Described, RunError};
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
-use crate::engine::tool::{AgentCx, Tool, ToolOutput, ToolSet};
+use crate::engine::tool::{AgentCx, Tool, ToolKind, ToolOutput, ToolSet};
 use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 
 /// How a custom tool's results are attributed.
@@ -312,6 +312,10 @@ impl CustomTool {
 
 #[async_trait]
 impl Tool for CustomTool {
+    fn kind(&self) -> ToolKind {
+        ToolKind::Custom
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

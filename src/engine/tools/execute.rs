@@ -20,7 +20,7 @@ use sha2::Digest;
 use crate::config::ExecSettings;
 use crate::engine::context::RunCtx;
 use crate::engine::tool::names::EXECUTE;
-use crate::engine::tool::{AgentCx, ToolOutput, ToolSet, TypedTool};
+use crate::engine::tool::{AgentCx, ToolDisplay, ToolOutput, ToolSet, TypedTool};
 use crate::evidence::injection;
 use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 use crate::sandbox::{self, ExecOutcome, Language, Limits, Sandbox, SandboxError, Stopped};
@@ -132,6 +132,7 @@ pub async fn start(run: &RunCtx, set: &ToolSet, settings: &ExecSettings) {
 #[async_trait]
 impl TypedTool for Execute {
     const NAME: &'static str = EXECUTE;
+    const DISPLAY: ToolDisplay = ToolDisplay::Results;
     type Args = Args;
 
     fn description(&self) -> String {
@@ -265,6 +266,7 @@ fn render(
                 summary: format!("{summary}; output withheld"),
                 error_class: Some(ErrorClass::Permanent),
                 deliverable: None,
+                repeated: false,
             },
             withheld: Some(hits),
         };
@@ -307,6 +309,7 @@ fn render(
             summary: format!("{summary}; killed at the time limit"),
             error_class: Some(ErrorClass::Permanent),
             deliverable: None,
+            repeated: false,
         },
         Some(Stopped::WorkspaceQuota) => ToolOutput {
             ok: false,
@@ -314,6 +317,7 @@ fn render(
             summary: format!("{summary}; stopped at the workspace quota"),
             error_class: Some(ErrorClass::Permanent),
             deliverable: None,
+            repeated: false,
         },
         Some(Stopped::OutputCap) => ToolOutput::ok(content, format!("{summary}; output truncated")),
         None => ToolOutput::ok(content, summary),

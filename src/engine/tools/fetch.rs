@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::engine::page_store::Stored;
 use crate::engine::page_view::{self, PageView};
 use crate::engine::tool::names::{FETCH_URL, READ_SOURCE, WEB_SEARCH};
-use crate::engine::tool::{AgentCx, ToolOutput, TypedTool, VIEW_CHARS};
+use crate::engine::tool::{AgentCx, ToolDisplay, ToolOutput, TypedTool, VIEW_CHARS};
 use crate::evidence::{self, Page};
 use crate::protocol::{EventBody, RunMode, Verdict};
 
@@ -82,6 +82,7 @@ fn grouped(n: usize) -> String {
 #[async_trait]
 impl TypedTool for FetchUrl {
     const NAME: &'static str = FETCH_URL;
+    const DISPLAY: ToolDisplay = ToolDisplay::OwnEvents;
     type Args = FetchArgs;
 
     fn description(&self) -> String {
@@ -209,6 +210,7 @@ fn answer(cx: &AgentCx, stored: Stored) -> ToolOutput {
             ),
             error_class: None,
             deliverable: None,
+            repeated: false,
         },
     }
 }

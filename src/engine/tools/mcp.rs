@@ -19,7 +19,7 @@ use super::tool_source::{PermanentFailures, ResultOrigin, canonical, failure, re
 use super::untrusted;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
-use crate::engine::tool::{AgentCx, Tool, ToolOutput, ToolSet};
+use crate::engine::tool::{AgentCx, Tool, ToolKind, ToolOutput, ToolSet};
 use crate::mcp::{self, McpConnection, names};
 use crate::protocol::{ErrorClass, MAIN_AGENT, StatusState, WarningCode};
 
@@ -304,8 +304,8 @@ impl Tool for McpTool {
         &self.name
     }
 
-    fn is_mcp(&self) -> bool {
-        true
+    fn kind(&self) -> ToolKind {
+        ToolKind::Mcp
     }
 
     fn spec(&self) -> ToolSpec {

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::document::host_of;
 use crate::engine::search_listing::listing_json;
 use crate::engine::tool::names::{FETCH_URL, WEB_SEARCH};
-use crate::engine::tool::{AgentCx, ToolOutput, TypedTool};
+use crate::engine::tool::{AgentCx, ToolDisplay, ToolOutput, TypedTool};
 use crate::evidence::injection;
 use crate::protocol::{EventBody, SearchResultItem};
 
@@ -31,6 +31,7 @@ pub struct Args {
 #[async_trait]
 impl TypedTool for WebSearch {
     const NAME: &'static str = WEB_SEARCH;
+    const DISPLAY: ToolDisplay = ToolDisplay::OwnEvents;
     type Args = Args;
 
     fn description(&self) -> String {

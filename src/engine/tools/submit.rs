@@ -3,7 +3,6 @@
 //! `submit_report`: scrubbed and citation-linted. Fixable defects bounce
 //! once (`revising`); what still fails is dropped and named.
 
-use crate::sync::LockExt;
 use std::collections::{BTreeMap, BTreeSet};
 
 use async_trait::async_trait;
@@ -12,13 +11,14 @@ use serde::Deserialize;
 
 use crate::document::normalize_url;
 use crate::engine::context::RunCtx;
+use crate::engine::deliver::{claim_library, echo_library};
 use crate::engine::tool::names::{FETCH_URL, SUBMIT_FINDINGS, SUBMIT_REPORT};
 use crate::engine::tool::{AgentCx, Deliverable, ToolOutput, TypedTool};
 use crate::evidence::{Claim, EvidenceItem, Scores, SourceRef, injection, quotes};
 use crate::evidence::{Finding, Findings, Page};
 use crate::protocol::{EventBody, FindingRow, StatusReason, StatusState, Verdict};
-use crate::report::claim_check::{self, Library, SourceInput};
-use crate::report::echo::{self, EchoLibrary, EchoPage};
+use crate::report::claim_check;
+use crate::report::echo;
 use crate::report::{citations, hygiene};
 
 /// What evidence.json keeps of a finding that carried an instruction.
@@ -230,6 +230,7 @@ fn bounce_once(cx: &AgentCx, problems: &[(usize, String)]) -> Option<ToolOutput>
         summary: format!("bounced: {} problem(s)", problems.len()),
         error_class: Some(crate::protocol::ErrorClass::Permanent),
         deliverable: None,
+        repeated: false,
     })
 }
 
@@ -365,6 +366,7 @@ fn accept(
         summary: format!("{n} findings accepted"),
         error_class: None,
         deliverable: Some(Deliverable::Findings(result)),
+        repeated: false,
     }
 }
 
@@ -465,45 +467,11 @@ impl TypedTool for SubmitReport {
                 summary: format!("bounced: {} problem(s)", problems.len()),
                 error_class: Some(crate::protocol::ErrorClass::Permanent),
                 deliverable: None,
+                repeated: false,
             };
         }
         // Second time round, what still fails is removed and named under
-        // Gaps: echoes first (their words are not repeated there), then
-        // unsupported sentences, checked again on what is left.
-        let (base, check, library) = if echoes.is_empty() {
-            (scrubbed.markdown.clone(), check, library)
-        } else {
-            let cleaned = echo::remove(&scrubbed.markdown, &echoes);
-            run.emitter.warning(
-                &cx.agent,
-                crate::protocol::WarningCode::EchoedInstructions,
-                format!(
-                    "{} sentence(s) echoing instructions from pages were removed from the report",
-                    cleaned.removed.len()
-                ),
-            );
-            let (body, _, _) = citations::split_sources(&cleaned.markdown);
-            let library = claim_library(run, body);
-            let check = claim_check::check(body, &library);
-            (cleaned.markdown, check, library)
-        };
-        let enforced = claim_check::remove_unsupported(&base, &check, &library);
-        let removed = enforced.removed.len();
-        *run.claim_tally.lock_or_recover() = Some(crate::protocol::ClaimSupport::new(
-            check.checked(),
-            check.supported(),
-            removed,
-        ));
-        let markdown = if removed > 0 || !echoes.is_empty() {
-            run.emitter.warning(
-                &cx.agent,
-                crate::protocol::WarningCode::UnsupportedClaims,
-                format!("{removed} sentence(s) not supported by their sources were removed from the report and listed under Gaps"),
-            );
-            enforced.markdown
-        } else {
-            args.markdown
-        };
+        // Gaps when the report is delivered (`engine::deliver`).
         ToolOutput {
             ok: true,
             content: "Report accepted.".into(),
@@ -514,86 +482,10 @@ impl TypedTool for SubmitReport {
                 check.checked()
             ),
             error_class: None,
-            deliverable: Some(Deliverable::Report(markdown)),
+            deliverable: Some(Deliverable::Report(args.markdown)),
+            repeated: false,
         }
     }
-}
-
-/// The sources a report cites, as the claim check needs them: each accepted
-/// page's stored text, title, URL and dates, and the accepted findings
-/// drawn from it (a sentence may paraphrase one).
-pub(crate) fn claim_library(run: &RunCtx, markdown: &str) -> Library {
-    let cited: BTreeSet<usize> = citations::citations(markdown)
-        .into_iter()
-        .map(|(_, n)| n)
-        .collect();
-    let evidence = run.pages.evidence();
-    let mut library = Library::new();
-    for n in cited {
-        // A page quarantined after it was numbered is no source.
-        let Some(page) = run
-            .pages
-            .by_number(n)
-            .filter(|p| p.verdict == Verdict::Accepted)
-        else {
-            continue;
-        };
-        let findings: Vec<String> = evidence
-            .iter()
-            .filter(|e| e.accepted && e.source.url == page.url)
-            .map(|e| e.claim.value.clone())
-            .collect();
-        let dates: Vec<&str> = [page.published.as_deref(), page.updated.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect();
-        library.add(
-            n,
-            &SourceInput {
-                text: &page.text,
-                title: &page.title,
-                url: &page.url,
-                dates,
-                findings,
-            },
-        );
-    }
-    library
-}
-
-/// The run's pages as the echo check needs them: accepted texts, and the
-/// quarantined pages with the number they had, if any.
-fn echo_library(run: &RunCtx) -> EchoLibrary {
-    let pages = run.pages.pages();
-    let numbers: std::collections::HashMap<String, usize> = run
-        .pages
-        .numbered_pages()
-        .into_iter()
-        .map(|(n, p)| (normalize_url(&p.url), n))
-        .collect();
-    let accepted: Vec<&str> = pages
-        .iter()
-        .filter(|p| p.verdict == Verdict::Accepted)
-        .map(|p| p.text.as_str())
-        .collect();
-    let quarantined: Vec<EchoPage<'_>> = pages
-        .iter()
-        .filter(|p| p.verdict == Verdict::Quarantined)
-        .map(|p| EchoPage {
-            number: numbers.get(&normalize_url(&p.url)).copied(),
-            url: &p.url,
-            text: &p.text,
-        })
-        .collect();
-    EchoLibrary::new(&accepted, &quarantined)
-}
-
-/// The echo check on a report that did not pass the report gate (salvaged,
-/// or written as plain text): echoing sentences are removed, no bounce.
-pub(crate) fn remove_echoes(run: &RunCtx, markdown: &str) -> String {
-    let (body, _, _) = citations::split_sources(markdown);
-    let echoes = echo::find(body, &echo_library(run));
-    echo::remove(markdown, &echoes).markdown
 }
 
 /// Records a finding the gate refused in evidence.json (not accepted),

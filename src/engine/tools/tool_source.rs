@@ -48,6 +48,7 @@ pub(crate) fn failure(class: ErrorClass, message: String) -> ToolOutput {
         summary,
         error_class: Some(class),
         deliverable: None,
+        repeated: false,
     }
 }
 
@@ -72,6 +73,7 @@ impl PermanentFailures {
             ),
         );
         out.summary = format!("{}{}", REPEATED, out.summary);
+        out.repeated = true;
         Some(out)
     }
 

@@ -75,7 +75,7 @@ pub(super) fn deliver(
     });
     let (markdown, claims) = checked_report(ctx, &markdown);
     // Stopped before the end: the plan's unreached aspects become gaps.
-    let markdown = report::gaps::amend(&markdown, &gap_notes(ctx, stopped, reason));
+    let markdown = report::gaps::amend(&markdown, &gap_notes(ctx, &findings, stopped, reason));
 
     let pages = ctx.pages.pages();
     let numbered = ctx.pages.numbered_pages();
@@ -108,8 +108,13 @@ pub(super) fn deliver(
 
 /// What the report's Gaps cannot know: the plan's aspects a stopped run
 /// never reached, and the documents a corpus cap cut.
-fn gap_notes(ctx: &RunCtx, stopped: bool, reason: StatusReason) -> report::gaps::GapNotes {
-    let researched: Vec<String> = ctx.all_findings().into_iter().map(|f| f.aspect).collect();
+fn gap_notes(
+    ctx: &RunCtx,
+    findings: &[Findings],
+    stopped: bool,
+    reason: StatusReason,
+) -> report::gaps::GapNotes {
+    let researched: Vec<String> = findings.iter().map(|f| f.aspect.clone()).collect();
     report::gaps::GapNotes {
         unresearched: if stopped {
             report::gaps::unresearched(&ctx.plan(), &researched)

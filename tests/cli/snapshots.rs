@@ -31,16 +31,21 @@ fn settings(sb: &TestHome) -> insta::Settings {
     s
 }
 
-fn offline_run(sb: &TestHome) -> (String, String) {
-    let out = sb
-        .dra()
+/// A successful `dra` run in `sb`'s runs dir, its clock pinned and its
+/// sub-researchers run one at a time (so its rows come in one order).
+fn pinned(sb: &TestHome, args: &[&std::ffi::OsStr]) -> assert_cmd::assert::Assert {
+    sb.dra()
         .env("DRA_TODAY", "2026-12-01")
         .env("DRA_MAX_PARALLEL", "1")
         .arg("--runs-dir")
         .arg(sb.runs())
-        .args(["ask", PADMAPAY_QUESTION])
+        .args(args)
         .assert()
-        .success();
+        .success()
+}
+
+fn offline_run(sb: &TestHome) -> (String, String) {
+    let out = pinned(sb, &["ask".as_ref(), PADMAPAY_QUESTION.as_ref()]);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(!stderr.contains('\u{1b}'), "NO_COLOR rows carry no escapes");
     let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
@@ -69,17 +74,18 @@ fn doctor_on_a_fresh_machine() {
 /// as, and its report.
 fn offline_kind_run(corpus: &str, question: &str) -> (String, String) {
     let sb = TestHome::new();
-    let out = sb
-        .dra()
-        .env("DRA_TODAY", "2026-12-01")
-        .env("DRA_MAX_PARALLEL", "1")
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .args(["--json", "ask", "--no-memory", "--corpus"])
-        .arg(repo_path(corpus))
-        .arg(question)
-        .assert()
-        .success();
+    let corpus = repo_path(corpus);
+    let out = pinned(
+        &sb,
+        &[
+            "--json".as_ref(),
+            "ask".as_ref(),
+            "--no-memory".as_ref(),
+            "--corpus".as_ref(),
+            corpus.as_os_str(),
+            question.as_ref(),
+        ],
+    );
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let kind = stdout
         .lines()
@@ -146,23 +152,19 @@ fn runs_and_tiers_listings() {
         PADMAPAY_QUESTION,
         "Who is the chief executive officer of PadmaPay?",
     ] {
-        sb.dra()
-            .env("DRA_TODAY", "2026-12-01")
-            .arg("--runs-dir")
-            .arg(sb.runs())
-            .args(["-q", "ask", "--no-memory", question])
-            .assert()
-            .success();
+        pinned(
+            &sb,
+            &[
+                "-q".as_ref(),
+                "ask".as_ref(),
+                "--no-memory".as_ref(),
+                question.as_ref(),
+            ],
+        );
         // Runs are listed by the second they started in: one each.
         std::thread::sleep(std::time::Duration::from_millis(1100));
     }
-    let runs = sb
-        .dra()
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .arg("runs")
-        .assert()
-        .success();
+    let runs = pinned(&sb, &["runs".as_ref()]);
     let runs = String::from_utf8(runs.get_output().stdout.clone()).unwrap();
     let tiers = sb.dra().arg("tiers").assert().success();
     let tiers = String::from_utf8(tiers.get_output().stdout.clone()).unwrap();

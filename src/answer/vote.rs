@@ -605,6 +605,13 @@ fn is_heading(s: &str) -> bool {
         && !s.contains('|')
 }
 
+/// Whether a term is an identifier: words joined by underscores
+/// (`shared_buffers`), as reference documentation names its entries.
+fn is_identifier(term: &str) -> bool {
+    let t = term.trim_matches('_');
+    t.contains('_') && t.chars().any(char::is_alphabetic)
+}
+
 /// The most words of a heading.
 const HEADING_WORDS: usize = 10;
 
@@ -677,6 +684,10 @@ fn coverages(
     let event = event_terms(question);
     let names = question_names(question);
     let qualifiers = qualifier_terms(question);
+    let identifiers: BTreeSet<String> = terms_of(question)
+        .into_iter()
+        .filter(|t| is_identifier(t))
+        .collect();
     let mut scored = Vec::new();
     for (pi, p) in passages.iter().enumerate() {
         let bags = &read.sentences[pi];
@@ -703,6 +714,14 @@ fn coverages(
                     context.extend(b.iter().cloned());
                 }
             }
+            // A sentence under the entry of another identifier
+            // ("wal_buffers (integer)") that names the one asked ("1/32nd
+            // of shared_buffers") states a value of that other entry.
+            let other_entry = heading.is_some_and(|h| {
+                !identifiers.is_empty()
+                    && identifiers.is_disjoint(&bags[h])
+                    && bags[h].iter().any(|t| is_identifier(t))
+            });
             // What a sentence's heading names, the sentence speaks of.
             let own = match heading {
                 Some(h) => Cow::Owned(bags[si].union(&bags[h]).cloned().collect()),
@@ -722,7 +741,7 @@ fn coverages(
             if other_year(&years_asked, s) {
                 coverage *= 0.5;
             }
-            if another {
+            if another || other_entry {
                 coverage *= 0.5;
             }
             // The event asked about ("who *won*", "when was it *released*")
@@ -1275,6 +1294,21 @@ mod tests {
         let other = "The shared hash table and the buffer pool are locked while a value is read.";
         assert_eq!(
             answer("What is the default value of tide_buffers?", &[page, other]).as_deref(),
+            Some("64 megabytes")
+        );
+    }
+
+    #[test]
+    fn a_sentence_under_another_entry_speaks_of_that_entry() {
+        // Another setting's default is stated in terms of the asked one.
+        let own = "Memory\n\
+            tide_buffers (integer)\n\
+            Sets how much memory the tide cache holds. The default is typically 64 megabytes (64MB).";
+        let other = "Log\n\
+            ebb_buffers (integer)\n\
+            Sets the ebb log's memory. The default setting of 12 megabytes is about a third of tide_buffers.";
+        assert_eq!(
+            answer("What is the default value of tide_buffers?", &[other, own]).as_deref(),
             Some("64 megabytes")
         );
     }

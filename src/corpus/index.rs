@@ -2,7 +2,7 @@
 //! stemming), in memory.
 
 use tantivy::collector::TopDocs;
-use tantivy::query::QueryParser;
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
@@ -12,6 +12,7 @@ use tantivy::{Index, IndexReader, TantivyDocument, doc};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::rerank::{self, QueryWords};
 use super::{CorpusError, RawDocument};
 use crate::embed::Embedder;
 use crate::embed::store::{Key, VectorStore, key};
@@ -29,6 +30,9 @@ const WHOLE_PAGE_WORDS: usize = 600;
 /// Passages searched per page asked for: enough that `limit` distinct
 /// pages come back when a page matches in several of its passages.
 const PASSAGES_PER_RESULT: usize = 8;
+
+/// BM25's best passages re-ranked ([`rerank`]) before pages are ranked.
+const RERANK_POOL: usize = 200;
 
 /// The share of a page's second-best passage added to its best one's score.
 const SECOND_PASSAGE: f32 = 0.6;
@@ -317,16 +321,30 @@ impl CorpusIndex {
         } else {
             format!("{query} {pairs}")
         };
-        let (q, _errors) = parser.parse_query_lenient(&text);
+        let (parsed, _errors) = parser.parse_query_lenient(&text);
+        let mut analyzer = self.index.tokenizer_for_field(self.body).map_err(err)?;
+        let words = QueryWords::of(query, &mut analyzer, &searcher, self.body);
+        // The query's words and their families (at a lower weight).
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Should, parsed)];
+        clauses.extend(
+            rerank::family_queries(words.family_terms(self.body))
+                .into_iter()
+                .map(|q| (Occur::Should, q)),
+        );
+        let q = BooleanQuery::new(clauses);
         // Stubs are asked for and left out, so `limit` real pages come back;
-        // a page is ranked by its best passage.
+        // a page is ranked by its best passage, BM25's best re-ranked by
+        // how much of the query they hold and how close together.
         let limit = limit.max(1);
         let mut wanted = (limit + self.stubs.len().min(limit)) * PASSAGES_PER_RESULT;
         if self.dense.is_some() {
             wanted = wanted.max(DENSE_POOL);
         }
         let top = searcher
-            .search(&q, &TopDocs::with_limit(wanted).order_by_score())
+            .search(
+                &q,
+                &TopDocs::with_limit(wanted.max(RERANK_POOL)).order_by_score(),
+            )
             .map_err(err)?;
         let mut passages: Vec<Passage> = Vec::with_capacity(top.len());
         for (score, addr) in top {
@@ -335,10 +353,17 @@ impl CorpusIndex {
                 continue;
             };
             let ord = ord as usize;
-            if !self.stubs.contains(&ord) {
-                passages.push(Passage { ord, score, addr });
+            if self.stubs.contains(&ord) {
+                continue;
             }
+            let field = |f: Field| d.get_first(f).and_then(|v| v.as_str()).unwrap_or_default();
+            let title = rerank::stems(&mut analyzer, field(self.title));
+            let body = rerank::stems(&mut analyzer, field(self.body));
+            let score = score * words.fit(&title, &body);
+            passages.push(Passage { ord, score, addr });
         }
+        passages.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        passages.truncate(wanted);
         let mut ranked = by_page(&passages);
         if let Some(dense) = &self.dense {
             match self.fuse(dense, &searcher, query, &passages, &ranked) {
@@ -347,7 +372,7 @@ impl CorpusIndex {
             }
         }
         ranked.truncate(limit);
-        let mut snippets = SnippetGenerator::create(&searcher, &*q, self.body).map_err(err)?;
+        let mut snippets = SnippetGenerator::create(&searcher, &q, self.body).map_err(err)?;
         snippets.set_max_num_chars(240);
         let mut hits = Vec::with_capacity(ranked.len());
         for (ord, score, addr) in ranked {

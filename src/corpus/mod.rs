@@ -9,6 +9,7 @@ mod folder;
 mod index;
 mod load;
 mod loaded;
+mod rerank;
 mod stubs;
 mod walk;
 mod web;

@@ -81,6 +81,15 @@ pub fn complete_anchors(question: &str, flags: &EntityAnchors) -> EntityAnchors 
         a.name = Some(name);
         // A name the user did not give is a relevance signal, not a gate.
         a.inferred = !given;
+        // "the CurbSpec open curb data standard": what the question calls
+        // the subject is the kind of thing it is, so a same-named page
+        // that files itself under another category is about another thing.
+        if a.inferred
+            && a.industry.is_empty()
+            && let Some(kind) = described_as(question, end - name_len(&a))
+        {
+            a.industry = vec![kind];
+        }
         if let Some((city, country)) = parenthetical_place(&question[end..]) {
             if a.city.is_none() {
                 a.city = city;
@@ -159,6 +168,52 @@ fn first_proper_name(q: &str) -> Option<(String, usize)> {
     None
 }
 
+fn name_len(a: &EntityAnchors) -> usize {
+    a.name.as_deref().map_or(0, str::len)
+}
+
+/// Words that end the noun phrase a name heads: prepositions,
+/// conjunctions, auxiliaries and the verbs questions ask with.
+const PHRASE_ENDS: &[&str] = &[
+    "and", "or", "but", "in", "on", "for", "with", "from", "to", "of", "that", "which", "who",
+    "whose", "is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "say", "said",
+    "says", "will", "would", "can", "could", "should", "may", "might", "must", "be", "been",
+    "since", "by", "at", "as", "about", "than", "when", "where", "after", "before", "if", "into",
+    "over", "under", "between", "against", "during", "this", "these", "those", "its", "it",
+];
+
+/// The lowercase words after a name that the question introduces with
+/// "the" ("the CurbSpec open curb data standard," gives "open curb data
+/// standard"): one to five words, up to a clause's end or a word that
+/// ends the phrase. `start` is where the name begins.
+fn described_as(question: &str, start: usize) -> Option<String> {
+    let before = question.get(..start)?.trim_end().to_lowercase();
+    if !(before == "the" || before.ends_with(" the")) {
+        return None;
+    }
+    let rest = question.get(start..)?;
+    let mut words = rest.split_whitespace().skip_while(|w| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    });
+    let mut kind: Vec<&str> = Vec::new();
+    for raw in words.by_ref() {
+        let w = raw.trim_end_matches([',', '.', '?', '!', ';', ':']);
+        if PHRASE_ENDS.contains(&w)
+            || w.is_empty()
+            || !w.chars().all(|c| c.is_lowercase() || c == '-')
+        {
+            break;
+        }
+        kind.push(w);
+        if w.len() < raw.len() {
+            break;
+        }
+    }
+    (1..=5).contains(&kind.len()).then(|| kind.join(" "))
+}
+
 /// Whether a word is a possessive of an ordinary noun ("Assassin's"), as
 /// titles have, not of a name ("Tesla's").
 fn title_possessive(w: &str) -> bool {
@@ -235,6 +290,31 @@ mod tests {
         assert_eq!(
             name("Did Halden Freight's Chennai office close?").as_deref(),
             Some("Halden Freight")
+        );
+    }
+
+    #[test]
+    fn what_the_question_calls_an_inferred_subject_is_its_kind() {
+        let kind = |q: &str| complete_anchors(q, &EntityAnchors::default()).industry;
+        assert_eq!(
+            kind("What changed in version 3 of the Tidewell open tide data standard, and when?"),
+            ["open tide data standard"]
+        );
+        assert_eq!(
+            kind("What did the Marrow city council say about parking?"),
+            ["city council"]
+        );
+        // No "the", a verb at once, or a name the user gave: no kind.
+        assert!(kind("How does Tidewell stop readers from blocking?").is_empty());
+        assert!(kind("What is the Tidewell?").is_empty());
+        let flags = EntityAnchors {
+            name: Some("Tidewell".into()),
+            ..Default::default()
+        };
+        assert!(
+            complete_anchors("Is the Tidewell tide standard open?", &flags)
+                .industry
+                .is_empty()
         );
     }
 

@@ -559,6 +559,30 @@ pub fn read_html(html: &str, entity_base: &str) -> PageSignals {
                 push(&mut s.categories, "JSON-LD category", &v);
             }
         }
+        // What the page is about (`about`, `mainEntity`), when that names
+        // the entity, files the entity itself under its category: a blog
+        // post about "CurbSpec Pro parking sensor" in "Parking occupancy
+        // sensors".
+        for key in ["about", "mainEntity"] {
+            let subjects: Vec<&serde_json::Map<String, Value>> = match o.get(key) {
+                Some(Value::Array(list)) => list.iter().filter_map(Value::as_object).collect(),
+                Some(Value::Object(one)) => vec![one],
+                _ => Vec::new(),
+            };
+            for about in subjects
+                .into_iter()
+                .filter(|a| names_entity(a, entity_base))
+            {
+                for t in types_of(about) {
+                    push(&mut s.categories, "JSON-LD about", &t);
+                }
+                for key in ["category", "applicationCategory", "applicationSubCategory"] {
+                    for v in strings(about.get(key)) {
+                        push(&mut s.categories, "JSON-LD about", &v);
+                    }
+                }
+            }
+        }
         for b in strings(o.get("brand")) {
             if let Some(b) = bounded(&b)
                 && s.brands.len() < MAX_SIGNALS

@@ -297,7 +297,10 @@ pub fn check_with(
             }
         }
     }
-    if !anchors.industry.is_empty() {
+    // An industry read off the question (an inferred subject's kind) only
+    // tells a look-alike by its category (`contradiction`); it is no
+    // anchor a page must name.
+    if !anchors.industry.is_empty() && !anchors.inferred {
         anchor_total += 1;
         if anchors.industry.iter().any(|i| contains_words(&body, i)) {
             anchor_hits += 1;
@@ -656,6 +659,40 @@ mod tests {
                 .collect(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_post_about_a_same_named_product_is_a_lookalike_of_the_kind_the_question_names() {
+        // The question asked of "the Tidewell open tide data standard".
+        let anchors = EntityAnchors {
+            name: Some("Tidewell".into()),
+            industry: vec!["open tide data standard".into()],
+            inferred: true,
+            ..Default::default()
+        };
+        let html = r#"<html><head><script type="application/ld+json">
+            {"@context": "https://schema.org", "@type": "BlogPosting",
+             "about": {"@type": "Product", "name": "Tidewell Pro buoy sensor",
+                       "category": "Marine buoy sensors"}}</script></head>
+            <body>Version 2 of the Tidewell buoy firmware is out.</body></html>"#;
+        let signals = category::read_html(html, "tidewell");
+        let text = "Version 2 of the Tidewell buoy firmware is out.";
+        let url = "https://tidewell-devices.example/blog/firmware-2";
+        let other = check_with(&anchors, url, "Tidewell firmware 2", text, &signals);
+        assert!(
+            other
+                .lookalike
+                .as_deref()
+                .is_some_and(|r| r.contains("Marine buoy sensors")),
+            "{other:?}"
+        );
+        // The standard's own news page, filed as an article, passes.
+        let own = category::read_html(
+            r#"<script type="application/ld+json">{"@type": "NewsArticle", "about": {"@type": "Thing", "name": "Tidewell", "category": "Open data standards"}}</script>"#,
+            "tidewell",
+        );
+        let ok = check_with(&anchors, url, "Tidewell 2 published", text, &own);
+        assert!(ok.passes(), "{ok:?}");
     }
 
     #[test]

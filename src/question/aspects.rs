@@ -289,6 +289,43 @@ fn resolve_pronouns(clause: &str, topic: Option<&str>) -> String {
         .join(" ")
 }
 
+/// Replaces the pronoun `one` after an auxiliary ("how much space does
+/// one take") with the last indefinite noun phrase of the clauses before
+/// it ("a bigint"), which is what such a `one` stands for.
+fn resolve_one(clause: &str, before: &[String]) -> String {
+    let Some(antecedent) = before.iter().rev().find_map(|c| indefinite_phrase(c)) else {
+        return clause.to_string();
+    };
+    let words: Vec<&str> = clause.split(' ').collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let core = w.trim_end_matches([',', '.', '?', '!', ';', ':']);
+        let after_aux = i > 0
+            && matches!(
+                words[i - 1].to_lowercase().as_str(),
+                "does" | "do" | "did" | "can" | "could" | "should" | "would" | "will" | "is"
+            );
+        if core.eq_ignore_ascii_case("one") && after_aux {
+            out.push(format!("{antecedent}{}", &w[core.len()..]));
+        } else {
+            out.push((*w).to_string());
+        }
+    }
+    out.join(" ")
+}
+
+/// The last "a X" / "an X" of a clause, X a word that is not a function
+/// word ("a bigint" in "the largest number a bigint can hold").
+fn indefinite_phrase(clause: &str) -> Option<String> {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    words.windows(2).rev().find_map(|pair| {
+        let noun = pair[1].trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        let article = pair[0].to_lowercase();
+        (matches!(article.as_str(), "a" | "an") && !noun.is_empty() && !super::query::is_stop(noun))
+            .then(|| format!("{} {noun}", pair[0].to_lowercase()))
+    })
+}
+
 fn label(clause: &str) -> String {
     shorten(&capitalise(&tidy(&drop_apposition(clause))), MAX_LABEL)
 }
@@ -389,7 +426,7 @@ fn by_clause(
                 let c = if i == 0 {
                     c.clone()
                 } else {
-                    resolve_pronouns(c, topic)
+                    resolve_one(&resolve_pronouns(c, topic), &clauses[..i])
                 };
                 out.push(label(&c));
                 // A list inside a compound question also needs evidence per item.
@@ -642,9 +679,14 @@ fn comparison_parts(q: &str) -> Option<(Vec<String>, Vec<String>, bool)> {
     .iter()
     .find_map(|c| f.find_from(0, c))
     {
-        // The item before the marker starts after the last clause break.
+        // The item before the marker starts after the last clause break,
+        // and after what is asked of it ("the pros and cons of X
+        // compared with Y", "the speed of X vs Y").
         let before = &lower[..p];
         let s = before.rfind([',', ':', '?']).map(|i| i + 1).unwrap_or(0);
+        let s = before[s..]
+            .rfind(" of ")
+            .map_or(s, |i| s + i + " of ".len());
         (s, None)
     } else if let Some(p) = lower.rfind(", ").filter(|&p| lower[p..].contains(" or ")) {
         (p + 2, None)
@@ -842,6 +884,25 @@ mod tests {
     }
 
     #[test]
+    fn one_after_an_auxiliary_stands_for_the_indefinite_phrase_before_it() {
+        assert_eq!(
+            aspects(
+                "What is the largest number a bigint can hold, and how much space does one take?",
+                None
+            ),
+            [
+                "What is the largest number a bigint can hold",
+                "How much space does a bigint take"
+            ]
+        );
+        // "one" as a number, or with nothing to stand for, stays.
+        assert_eq!(
+            resolve_one("which one is cheaper", &["What do the plans cost".into()]),
+            "which one is cheaper"
+        );
+    }
+
+    #[test]
     fn statements_keep_the_speaker() {
         let d = decompose(
             "What did President Obama say about US gun laws in his BBC interview?",
@@ -890,6 +951,16 @@ mod tests {
                 "UDP: strengths and weaknesses",
                 "Differences between TCP and UDP"
             ]
+        );
+    }
+
+    #[test]
+    fn what_is_asked_of_an_item_is_not_the_item() {
+        assert_eq!(
+            comparison_items(
+                "What are the pros and cons of Kestrel mode compared with the Osprey journal?"
+            ),
+            ["Kestrel mode", "Osprey journal"]
         );
     }
 

@@ -84,9 +84,11 @@ pub fn classify(question: &str) -> QuestionKind {
             &[
                 "compare",
                 "comparison",
-                "difference",
+                // "differ", "different", "difference"
+                "differ",
                 "better",
                 "which should",
+                "which one",
                 "versus",
             ],
         )
@@ -218,6 +220,10 @@ mod tests {
                 QuestionKind::HowItWorks,
             ),
             ("Postgres vs MySQL for analytics", QuestionKind::Comparison),
+            (
+                "Kestrel or Osprey: how do they differ, and which one should I use?",
+                QuestionKind::Comparison,
+            ),
             (
                 "Compare WireGuard and OpenVPN on speed and security",
                 QuestionKind::Comparison,

@@ -53,12 +53,28 @@ impl<'a> Folded<'a> {
     }
 }
 
-/// Words of a text: runs of letters, digits, `-` and `'`, without a
-/// trailing possessive `'s`.
+/// Words of a text: runs of letters, digits, `-`, `_` and `'` (and a `.`
+/// between digits), without a trailing possessive `'s`. An identifier
+/// (`pg_start_backup`, `journal_mode`) and a version (`3.35.0`) are one
+/// word: searched whole, they find the page that names them, not every
+/// page that says "start", "mode" or "35".
 pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'' || c == '’'))
+    let bytes = text.as_bytes();
+    let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let mut parts: Vec<&str> = Vec::new();
+    let mut from = 0usize;
+    for (i, c) in text.char_indices() {
+        let dotted = c == '.' && i > 0 && digit_at(i - 1) && digit_at(i + 1);
+        if !(c.is_alphanumeric() || matches!(c, '-' | '_' | '\'' | '’') || dotted) {
+            parts.push(&text[from..i]);
+            from = i + c.len_utf8();
+        }
+    }
+    parts.push(&text[from..]);
+    parts
+        .into_iter()
         .map(|w| {
-            w.trim_matches(|c| c == '-' || c == '\'' || c == '’')
+            w.trim_matches(|c| matches!(c, '-' | '_' | '\'' | '’'))
                 .trim_end_matches("'s")
                 .trim_end_matches("’s")
         })
@@ -103,6 +119,20 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifiers_are_one_word() {
+        let w: Vec<&str> = words("Calls pg_start_backup() and _private_ or co-op's").collect();
+        assert_eq!(
+            w,
+            ["Calls", "pg_start_backup", "and", "private", "or", "co-op"]
+        );
+        let w: Vec<&str> = words("What's new in SQLite 3.35.0? It ends. 2.").collect();
+        assert_eq!(
+            w,
+            ["What", "new", "in", "SQLite", "3.35.0", "It", "ends", "2"]
+        );
+    }
 
     #[test]
     fn folded_offsets_survive_length_changes() {

@@ -125,7 +125,8 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
             question::refined_query(&aspect, subject, topic.as_deref(), &texts)
                 .unwrap_or_else(|| first_query.clone())
         } else {
-            format!("{first_query} {}", extra.join(" "))
+            // The thesaurus words are alternatives: any of them will do.
+            format!("{first_query} OR {}", extra.join(" OR "))
         };
         // A date may have moved: the first results can all repeat the
         // final one while the page naming the earlier plan words it

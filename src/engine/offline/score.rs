@@ -19,6 +19,17 @@ pub(super) struct Candidate {
     pub score: f64,
 }
 
+impl Candidate {
+    fn new(sentence: &str, url: &str, as_of: Option<String>, score: f64) -> Self {
+        Candidate {
+            sentence: sentence.to_string(),
+            url: url.to_string(),
+            as_of,
+            score,
+        }
+    }
+}
+
 /// How much a kind of source is trusted for facts about an entity.
 fn authority(source_type: &str) -> f64 {
     match source_type {
@@ -312,6 +323,83 @@ impl Weights {
     }
 }
 
+/// The most sentences an explanation goes on with past its best one.
+const CONTINUED: usize = 2;
+
+/// Words that open a sentence going on with the one before it: it refers
+/// back ("This", "Such datums", "It") or draws from it ("Therefore").
+const REFERRING: &[&str] = &[
+    "this",
+    "these",
+    "that",
+    "those",
+    "such",
+    "it",
+    "its",
+    "they",
+    "their",
+    "thus",
+    "therefore",
+    "hence",
+    "consequently",
+    "instead",
+    "otherwise",
+];
+
+/// The sentences after a page's best one for an explanation that refer
+/// back to it ("To overcome this limitation, ...", "This happens
+/// transparently ..."): its next steps, as findings ranked just below it.
+fn going_on(
+    text: &str,
+    units: &[sentences::Unit<'_>],
+    at: usize,
+    best: &Candidate,
+) -> Vec<Candidate> {
+    continuation(text, units, at)
+        .into_iter()
+        .enumerate()
+        .map(|(k, s)| Candidate {
+            sentence: s.to_string(),
+            score: best.score * (0.99 - 0.01 * k as f64),
+            ..best.clone()
+        })
+        .collect()
+}
+
+/// The sentences after unit `at` of `text` that go on with it, in the same
+/// paragraph: each opens with a referring word or refers back within its
+/// first words ("To overcome this limitation, ...").
+fn continuation<'a>(text: &str, units: &[sentences::Unit<'a>], at: usize) -> Vec<&'a str> {
+    let offset = |s: &str| s.as_ptr() as usize - text.as_ptr() as usize;
+    let mut out = Vec::new();
+    for pair in units.get(at..).unwrap_or_default().windows(2) {
+        let (before, next) = (&pair[0], &pair[1]);
+        let gap = text
+            .get(offset(before.text) + before.text.len()..offset(next.text))
+            .unwrap_or("\n");
+        let opening: Vec<String> = next
+            .text
+            .split_whitespace()
+            .take(4)
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .collect();
+        let refers = opening
+            .first()
+            .is_some_and(|w| REFERRING.contains(&w.as_str()))
+            || opening
+                .iter()
+                .any(|w| matches!(w.as_str(), "this" | "these" | "such"));
+        if gap.contains('\n') || next.is_row() || !refers || out.len() == CONTINUED {
+            break;
+        }
+        out.push(next.text);
+    }
+    out
+}
+
 /// What judging a sentence's score needs besides the sentence.
 struct Judging<'a> {
     terms: &'a Terms,
@@ -460,6 +548,8 @@ pub(super) fn extract(
     let today_date =
         chrono::NaiveDate::parse_from_str(today.get(..10).unwrap_or(today), "%Y-%m-%d").ok();
     let asks_current = asks_current(aspect);
+    let explaining =
+        crate::answer::is_phrased_as_question(aspect) && !crate::answer::expected(aspect).is_span();
     let judging = Judging {
         terms: &terms,
         entity,
@@ -485,10 +575,11 @@ pub(super) fn extract(
         } else {
             0.6
         };
-        let mut local: Vec<Candidate> = Vec::new();
-        for u in sentences::units(&p.text) {
+        let mut local: Vec<(usize, Candidate)> = Vec::new();
+        let units = sentences::units(&p.text);
+        for (ui, u) in units.iter().enumerate() {
             let s = u.text;
-            if !unit_shaped(&u) {
+            if !unit_shaped(u) {
                 continue;
             }
             // "QuillStore Drive" is not Quillstore, "Pelican Notes" not the Pelican browser.
@@ -545,21 +636,26 @@ pub(super) fn extract(
             if must_mention && named == 0.0 {
                 continue;
             }
-            let Some(mut score) = judged_score(&u, &lower, hits + 0.5 * named, &judging) else {
+            let Some(mut score) = judged_score(u, &lower, hits + 0.5 * named, &judging) else {
                 continue;
             };
             score *= page_relevance
                 * authority(&p.source_type)
                 * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));
-            local.push(Candidate {
-                sentence: s.to_string(),
-                url: url.clone(),
-                as_of: p.as_of.clone(),
-                score,
-            });
+            local.push((ui, Candidate::new(s, url, p.as_of.clone(), score)));
         }
-        local.sort_by(|a, b| b.score.total_cmp(&a.score));
-        for c in local.into_iter().take(PER_PAGE) {
+        local.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
+        // An explanation goes on past its best sentence.
+        let follow = match local.first() {
+            Some((ui, best)) if explaining => going_on(&p.text, &units, *ui, best),
+            _ => Vec::new(),
+        };
+        for c in local
+            .into_iter()
+            .map(|(_, c)| c)
+            .take(PER_PAGE)
+            .chain(follow)
+        {
             // The same sentence on two pages (a syndicated copy) counts once.
             if seen.insert(quotes::normalize(&c.sentence).to_lowercase()) {
                 all.push(c);
@@ -635,6 +731,46 @@ mod tests {
             source_type: source_type.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn an_explanation_goes_on_with_the_sentences_that_refer_back() {
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u".to_string(),
+            page(
+                "Kelpbase keeps rows in fixed pages of 4 kB, so it cannot store very large cell values directly. \
+                 To overcome this limit, large cell values are squeezed and split into side rows. \
+                 This happens without the user noticing. \
+                 Kelpbase was first released in 2019.\n\
+                 Such details are covered in the next chapter.",
+                "Storage",
+                "2026-01-01",
+                "official",
+            ),
+        );
+        let target = Target {
+            aspect: "How does Kelpbase store very large cell values",
+            question: "How does Kelpbase store very large cell values?",
+            entity: "Kelpbase",
+            today: "2026-06-01",
+        };
+        let f: Vec<String> = extract(&target, &["u".to_string()], &pages, false, false)
+            .into_iter()
+            .map(|c| c.sentence)
+            .collect();
+        assert!(
+            f.iter().any(|s| s.starts_with("To overcome this limit")),
+            "{f:?}"
+        );
+        assert!(f.iter().any(|s| s.starts_with("This happens")), "{f:?}");
+        // Not a sentence that refers to nothing before it, nor one past a
+        // paragraph's end.
+        assert!(
+            !f.iter().any(|s| s.starts_with("Kelpbase was first")),
+            "{f:?}"
+        );
+        assert!(!f.iter().any(|s| s.starts_with("Such details")), "{f:?}");
     }
 
     #[test]

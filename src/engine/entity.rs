@@ -78,6 +78,7 @@ pub fn complete_anchors(question: &str, flags: &EntityAnchors) -> EntityAnchors 
     if a.name.is_none()
         && let Some((name, end)) = first_proper_name(question)
     {
+        let start = end - name.len();
         a.name = Some(name);
         // A name the user did not give is a relevance signal, not a gate.
         a.inferred = !given;
@@ -86,7 +87,7 @@ pub fn complete_anchors(question: &str, flags: &EntityAnchors) -> EntityAnchors 
         // that files itself under another category is about another thing.
         if a.inferred
             && a.industry.is_empty()
-            && let Some(kind) = described_as(question, end - name_len(&a))
+            && let Some(kind) = described_as(question, start)
         {
             a.industry = vec![kind];
         }
@@ -166,10 +167,6 @@ fn first_proper_name(q: &str) -> Option<(String, usize)> {
         i += 1;
     }
     None
-}
-
-fn name_len(a: &EntityAnchors) -> usize {
-    a.name.as_deref().map_or(0, str::len)
 }
 
 /// Words that end the noun phrase a name heads: prepositions,

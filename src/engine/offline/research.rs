@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::lexicon::expansion_words;
 use super::pages::PageRead;
-use super::score::{Candidate, Target, extract};
+use super::score::{Candidate, Target, explains, extract};
 use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
 use super::{FETCH_PER_SEARCH, MAX_READS_PER_PAGE};
 use crate::engine::page_view;
@@ -335,9 +335,4 @@ fn submit(
         args["answered"] = json!(true);
     }
     (summary.clone(), vec![(SUBMIT_FINDINGS, args)])
-}
-
-/// Whether an aspect is a question whose answer is sentences, not a value.
-fn explains(aspect: &str) -> bool {
-    crate::answer::is_phrased_as_question(aspect) && !crate::answer::expected(aspect).is_span()
 }

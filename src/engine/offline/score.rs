@@ -323,6 +323,88 @@ impl Weights {
     }
 }
 
+/// What tells two things apart in a sentence: a contrasting conjunction
+/// or a comparison.
+const CONTRASTING: &[&str] = &[
+    "while", "whereas", "unlike", "but", "however", "than", "instead", "rather", "compared",
+    "differs",
+];
+
+/// For the aspect of a comparison that asks how its items differ ("Differences
+/// between json and jsonb"): the items. A sentence that names two of them
+/// and sets them against each other ("The json type stores an exact copy
+/// ...; while jsonb data is stored in a decomposed binary format") is what
+/// answers it, not one about either alone.
+struct Contrast {
+    items: Vec<String>,
+}
+
+impl Contrast {
+    fn of(aspect: &str, question: &str) -> Self {
+        let items: Vec<String> = crate::question::comparison_items(question)
+            .into_iter()
+            .filter(|i| contains_name(aspect, i))
+            .collect();
+        Contrast {
+            items: if items.len() >= 2 { items } else { vec![] },
+        }
+    }
+
+    /// The terms a sentence about the aspect holds. How two items differ is
+    /// asked in the planner's words ("Differences between"): what a
+    /// sentence must name is the items.
+    fn terms(&self, aspect: &str, thesaurus: bool) -> Terms {
+        if self.asked() {
+            terms_for(&self.items.join(" "), thesaurus)
+        } else {
+            terms_for(aspect, thesaurus)
+        }
+    }
+
+    /// Whether the aspect asks how the items differ.
+    fn asked(&self) -> bool {
+        !self.items.is_empty()
+    }
+
+    /// A sentence's weight: half as much again when it names two items or
+    /// more, three times when it also sets them against each other.
+    fn weigh(&self, sentence: &str) -> f64 {
+        if !self.asked() {
+            return 1.0;
+        }
+        let named = self
+            .items
+            .iter()
+            .filter(|i| contains_name(sentence, i))
+            .count();
+        if named < 2 {
+            return 1.0;
+        }
+        let contrasts = sentence
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| CONTRASTING.contains(&w.to_lowercase().as_str()));
+        if contrasts { 3.0 } else { 1.5 }
+    }
+}
+
+/// Whether `text` names `name` as whole words, any case.
+fn contains_name(text: &str, name: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (text, name) = (words(text), words(name));
+    !name.is_empty() && text.windows(name.len()).any(|w| w == name.as_slice())
+}
+
+/// Whether an aspect is a question whose answer is sentences, not a value
+/// (how, why, what is, which ones).
+pub(super) fn explains(aspect: &str) -> bool {
+    crate::answer::is_phrased_as_question(aspect) && !crate::answer::expected(aspect).is_span()
+}
+
 /// The most sentences an explanation goes on with past its best one.
 const CONTINUED: usize = 2;
 
@@ -535,7 +617,8 @@ pub(super) fn extract(
         entity,
         today,
     } = *target;
-    let terms = terms_for(aspect, thesaurus);
+    let contrast = Contrast::of(aspect, question);
+    let terms = contrast.terms(aspect, thesaurus);
     let st = stemmer();
     let lookalike = LookAlike::new(question);
     let entity_lower = entity.to_lowercase();
@@ -548,8 +631,7 @@ pub(super) fn extract(
     let today_date =
         chrono::NaiveDate::parse_from_str(today.get(..10).unwrap_or(today), "%Y-%m-%d").ok();
     let asks_current = asks_current(aspect);
-    let explaining =
-        crate::answer::is_phrased_as_question(aspect) && !crate::answer::expected(aspect).is_span();
+    let explaining = contrast.asked() || explains(aspect);
     let judging = Judging {
         terms: &terms,
         entity,
@@ -639,7 +721,8 @@ pub(super) fn extract(
             let Some(mut score) = judged_score(u, &lower, hits + 0.5 * named, &judging) else {
                 continue;
             };
-            score *= page_relevance
+            score *= contrast.weigh(s)
+                * page_relevance
                 * authority(&p.source_type)
                 * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));
             local.push((ui, Candidate::new(s, url, p.as_of.clone(), score)));
@@ -771,6 +854,37 @@ mod tests {
             "{f:?}"
         );
         assert!(!f.iter().any(|s| s.starts_with("Such details")), "{f:?}");
+    }
+
+    #[test]
+    fn how_two_items_differ_is_told_by_a_sentence_setting_them_against_each_other() {
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u".to_string(),
+            page(
+                "Kelp and Kelpb are two column types. Kelp keeps the text as written. \
+                 For example, see the differences here: SELECT kelp, kelpb FROM t. \
+                 The kelp type stores an exact copy of the text, while kelpb is stored in a parsed form that is faster to search.",
+                "Kelp types",
+                "2026-01-01",
+                "official",
+            ),
+        );
+        let target = Target {
+            aspect: "Differences between kelp and kelpb",
+            question: "kelp or kelpb: what is the difference?",
+            entity: "",
+            today: "2026-06-01",
+        };
+        let f = extract(&target, &["u".to_string()], &pages, false, false);
+        assert!(
+            f.first()
+                .is_some_and(|c| c.sentence.starts_with("The kelp type stores")),
+            "{:?}",
+            f.iter().map(|c| (&c.sentence, c.score)).collect::<Vec<_>>()
+        );
+        assert!(contains_name("Kelp and Kelpb differ", "kelpb"));
+        assert!(!contains_name("Kelpbase", "kelp"));
     }
 
     #[test]

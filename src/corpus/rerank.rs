@@ -152,26 +152,53 @@ impl QueryWords {
         if self.total <= 0.0 || self.words.len() < MIN_WORDS {
             return 1.0;
         }
-        let best = |tokens: &mut dyn Iterator<Item = &String>, w: &Word| {
-            tokens.map(|t| w.matches(t)).fold(0.0f32, f32::max)
-        };
-        let covered: f32 = self
-            .words
+        // The tokens that match a query word, with where they stand: a
+        // window holding the most starts at one of them.
+        let hits: Vec<(usize, usize, f32)> = body
             .iter()
-            .map(|w| w.weight * best(&mut lead.iter().chain(body), w))
-            .sum();
-        let mut close = 0.0f32;
-        let windows = body.len().saturating_sub(WINDOW) + 1;
-        for start in 0..windows.min(body.len().max(1)) {
-            let window = &body[start..(start + WINDOW).min(body.len())];
-            let held: f32 = self
-                .words
-                .iter()
-                .map(|w| w.weight * best(&mut window.iter(), w))
-                .sum();
-            close = close.max(held);
-        }
+            .enumerate()
+            .filter_map(|(pos, t)| self.best_match(t).map(|(w, m)| (pos, w, m)))
+            .collect();
+        let lead_hits = lead.iter().filter_map(|t| self.best_match(t));
+        let covered = self.held(hits.iter().map(|h| (h.1, h.2)).chain(lead_hits));
+        let close = (0..hits.len())
+            .map(|k| {
+                let end = hits[k].0 + WINDOW;
+                self.held(
+                    hits[k..]
+                        .iter()
+                        .take_while(|h| h.0 < end)
+                        .map(|h| (h.1, h.2)),
+                )
+            })
+            .fold(0.0f32, f32::max);
         1.0 + COVERAGE_GAIN * covered / self.total + PROXIMITY_GAIN * close / self.total
+    }
+}
+
+impl QueryWords {
+    /// The query word `token` matches best, and how well.
+    fn best_match(&self, token: &str) -> Option<(usize, f32)> {
+        self.words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (i, w.matches(token)))
+            .filter(|(_, m)| *m > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// The weight of the query held by matches `(word, strength)`: each
+    /// word counted once, at its strongest match.
+    fn held(&self, matches: impl Iterator<Item = (usize, f32)>) -> f32 {
+        let mut strongest = vec![0.0f32; self.words.len()];
+        for (w, m) in matches {
+            strongest[w] = strongest[w].max(m);
+        }
+        strongest
+            .iter()
+            .zip(&self.words)
+            .map(|(m, w)| m * w.weight)
+            .sum()
     }
 }
 

@@ -190,12 +190,27 @@ pub(super) fn is_stop(word: &str) -> bool {
 }
 
 /// The aspect's key terms, in order, without stop words or the subject's words.
+/// "How many columns can a table have" asks for a limit: pages state it
+/// as a maximum ("Maximum Number Of Columns"), so the query says so.
+fn asks_limit(aspect: &str) -> bool {
+    let lower = aspect.to_lowercase();
+    (lower.starts_with("how many ") || lower.starts_with("how much "))
+        && [" can ", " could ", " may "]
+            .iter()
+            .any(|m| lower.contains(m))
+}
+
 fn key_terms<'a>(aspect: &'a str, subject: Option<&str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
+    let limit = asks_limit(aspect);
     for w in words(aspect) {
         if is_stop(w) || subject.is_some_and(|s| has_word(s, w)) {
             continue;
         }
+        let w = match w.to_lowercase().as_str() {
+            "many" | "much" if limit => "maximum",
+            _ => w,
+        };
         if !out.iter().any(|o| o.to_lowercase() == w.to_lowercase()) {
             out.push(w);
         }
@@ -352,6 +367,27 @@ mod tests {
         );
         assert_eq!(q, "President Obama US gun laws BBC interview");
         assert!(q.split_whitespace().count() <= 2 + MAX_TERMS);
+    }
+
+    #[test]
+    fn how_many_something_can_hold_asks_for_its_maximum() {
+        assert_eq!(
+            search_query(
+                "How many rows can a Tidewell page hold",
+                Some("Tidewell"),
+                None
+            ),
+            "Tidewell maximum rows page hold"
+        );
+        // A count that is no capacity keeps its words.
+        assert_eq!(
+            search_query(
+                "How many cities adopted the Tidewell standard",
+                Some("Tidewell"),
+                None
+            ),
+            "Tidewell many cities adopted standard"
+        );
     }
 
     #[test]

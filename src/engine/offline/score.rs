@@ -387,16 +387,10 @@ impl Contrast {
     }
 }
 
-/// Whether `text` names `name` as whole words, any case.
+/// Whether `text` names `name` in full, as whole words of any case (the
+/// identity gate's test of a name).
 fn contains_name(text: &str, name: &str) -> bool {
-    let words = |t: &str| -> Vec<String> {
-        t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let (text, name) = (words(text), words(name));
-    !name.is_empty() && text.windows(name.len()).any(|w| w == name.as_slice())
+    crate::evidence::identity::name_strength(name, text) >= 1.0
 }
 
 /// Whether an aspect is a question whose answer is sentences, not a value

@@ -107,6 +107,9 @@ fn mentions_in(text: &str, name: &[String], asked: &BTreeSet<String>) -> (usize,
             .enumerate()
             .all(|(k, n)| ws[i + k].text.to_lowercase() == *n && (k == 0 || ws[i + k].joined));
         if !hit {
+            if prefixed_part(&ws, i, name, dated) {
+                extended += 1;
+            }
             i += 1;
             continue;
         }
@@ -124,6 +127,29 @@ fn mentions_in(text: &str, name: &[String], asked: &BTreeSet<String>) -> (usize,
         i = j.max(i + 1);
     }
     (plain + extended, extended)
+}
+
+/// Whether word `i` begins a part of a multi-word name that goes another
+/// way ("Maxwell Social" for "Maxwell Award") and is joined to a word
+/// before it that makes it another name ("Dora Maxwell Social
+/// Responsibility"): the name of someone or something else that shares a
+/// word with the asked one.
+fn prefixed_part(ws: &[Word<'_>], i: usize, name: &[String], dated: bool) -> bool {
+    if name.len() < 2 || ws[i].text.to_lowercase() != name[0] {
+        return false;
+    }
+    let diverges = ws
+        .get(i + 1)
+        .is_none_or(|w| !w.joined || w.text.to_lowercase() != name[1]);
+    diverges
+        && ws[i].joined
+        && i > 0
+        && ws[i - 1]
+            .text
+            .chars()
+            .next()
+            .is_some_and(char::is_uppercase)
+        && distinguishes(ws[i - 1].text, dated)
 }
 
 /// Whether every mention of the question's names in `sentences` extends
@@ -239,6 +265,14 @@ mod tests {
             &n,
             &["He won the Maxwell Award. Joe Burrow."]
         ));
+        // A person's name that shares a word with the asked one is another
+        // name; a place named after it is not told apart by its English
+        // words.
+        let dora =
+            "CUNA announced the 2019 recipients of the Dora Maxwell Social Responsibility ...";
+        assert!(names_only_another(q, &n, &[dora]));
+        let base = "They met at Maxwell Air Force Base, Alabama.";
+        assert!(!names_only_another(q, &n, &[base]));
         // An ordinary word of the question ends the name before a person's.
         let s = "Headlining the list is 2018 Maxwell Award winner Tua Tagovailoa.";
         assert!(!names_only_another(

@@ -443,7 +443,12 @@ fn as_person(toks: &[Token<'_>], a: usize, b: usize) -> f64 {
         .rev()
         .find(|t| !is_capitalised(t.core))
         .map(|t| t.core.to_lowercase());
-    if matches!(lead.as_deref(), Some("in" | "at" | "near" | "outside")) {
+    // "at", "near" and "outside" lead to a place, never to a person; "in"
+    // leads to a place as a rule, to a team or a person's work at times.
+    if matches!(lead.as_deref(), Some("at" | "near" | "outside")) {
+        return 0.3;
+    }
+    if lead.as_deref() == Some("in") {
         return 0.45;
     }
     // Who was beaten is not who won: "Andy Murray defeated Novak Djokovic".
@@ -949,6 +954,19 @@ mod tests {
         let got = spans(s, AnswerType::Person, &cx);
         let shape = |n: &str| got.iter().find(|g| g.text == n).map(|g| g.shape);
         assert!(shape("Priya Nair") > shape("Arjun Pillai"), "{got:?}");
+    }
+
+    #[test]
+    fn a_place_is_no_answer_to_who() {
+        let cx = SpanContext::new("Who is the Maxwell Award winner in 2019?", &[]);
+        let s = "Recipients of the 2019 Leadership Award stand at Maxwell Air Force Base, Alabama.";
+        let got = spans(s, AnswerType::Person, &cx);
+        assert!(!texts(&got).contains(&"Alabama"), "{got:?}");
+        let s = "The 2019 award went to Joe Burrow at a ceremony.";
+        assert_eq!(
+            texts(&spans(s, AnswerType::Person, &cx)),
+            vec!["Joe Burrow"]
+        );
     }
 
     #[test]

@@ -600,9 +600,74 @@ fn is_heading(s: &str) -> bool {
         && s.chars().any(char::is_alphabetic)
         // Chinese and Japanese text has no spaces to count words by.
         && !s.chars().any(cjk::is_cjk)
-        && !s.ends_with(['.', '!', '?', ':', ';', ',', '…', '"', '\u{201D}'])
+        && (!s.ends_with(['.', '!', '?', ':', ';', ',', '…', '"', '\u{201D}'])
+            || s.ends_with('.') && s.len() > 1 && is_title_case(&s[..s.len() - 1]))
         // A table's row (its cells are parted by bars) is no heading.
         && !s.contains('|')
+}
+
+/// Whether every word of a text is capitalised, but for the small words
+/// a title leaves in lowercase: a title ("Maxwell Award Recipients."),
+/// even with a stop after it as a snippet writes it.
+fn is_title_case(s: &str) -> bool {
+    let capitalised = s
+        .split_whitespace()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count();
+    // A cut snippet ("Oct 29, 2019 ...") is no title.
+    !s.ends_with('.')
+        && capitalised >= 2
+        && s.split_whitespace().all(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            w.is_empty()
+                || matches!(
+                    w,
+                    "of" | "the" | "and" | "for" | "in" | "on" | "to" | "a" | "an"
+                )
+                || w.chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        })
+}
+
+/// The share of its weight a value keeps in a list of dated entries
+/// ("2020 - DeVonta Smith · 2019 - Joe Burrow") when its entry names
+/// another year than the one asked.
+const OTHER_ENTRY: f64 = 0.3;
+
+/// How much of its weight a span keeps for where it sits in its sentence:
+/// in a list of dated entries parted by "·", ";" or "|", a value counts
+/// in full in the entry of a year asked, little in another's.
+fn entry_factor(asked: &BTreeSet<u32>, sentence: &str, start: usize) -> f64 {
+    if asked.is_empty() {
+        return 1.0;
+    }
+    let mut entries: Vec<(usize, &str)> = Vec::new();
+    let mut from = 0;
+    for (i, c) in sentence.char_indices() {
+        if matches!(c, '·' | ';' | '|') {
+            entries.push((from, &sentence[from..i]));
+            from = i + c.len_utf8();
+        }
+    }
+    entries.push((from, &sentence[from..]));
+    let dated = entries
+        .iter()
+        .filter(|(_, e)| !years_in(e).is_empty())
+        .count();
+    if dated < 2 {
+        return 1.0;
+    }
+    let own = entries
+        .iter()
+        .rev()
+        .find(|(at, _)| *at <= start)
+        .map_or("", |(_, e)| e);
+    if years_in(own).is_disjoint(asked) {
+        OTHER_ENTRY
+    } else {
+        1.0
+    }
 }
 
 /// Whether a term is an identifier: words joined by underscores
@@ -628,6 +693,21 @@ fn years_in(text: &str) -> BTreeSet<u32> {
 fn other_year(asked: &BTreeSet<u32>, sentence: &str) -> bool {
     let named = years_in(sentence);
     !asked.is_empty() && !named.is_empty() && asked.is_disjoint(&named)
+}
+
+/// Whether sentence `si` names no year while the sentences beside it name
+/// years, none of them one asked: it tells of their time ("2018 Maxwell
+/// Award winner Tua Tagovailoa. The Alabama quarterback took home the award
+/// last season").
+fn undated_among_others(asked: &BTreeSet<u32>, p: &Passage<'_>, si: usize) -> bool {
+    if asked.is_empty() || !years_in(p.sentences[si]).is_empty() {
+        return false;
+    }
+    let beside: Vec<&str> = [si.wrapping_sub(1), si + 1]
+        .iter()
+        .filter_map(|&j| p.sentences.get(j).copied())
+        .collect();
+    other_year(asked, &beside.join(" "))
 }
 
 /// Whether a sentence opens with a pronoun or a bare "The game"-style
@@ -738,7 +818,7 @@ fn coverages(
             let mut coverage = terms.coverage(&own, &context);
             // A sentence about another year than the one asked ("the 2018
             // winner" for 2019) is about another event.
-            if other_year(&years_asked, s) {
+            if other_year(&years_asked, s) || undated_among_others(&years_asked, p, si) {
                 coverage *= 0.5;
             }
             if another || other_entry {
@@ -776,6 +856,7 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
         .collect();
     let cx = SpanContext::new(question, &texts);
     let mut scored = coverages(question, &terms, passages, &read);
+    let years_asked = years_in(question);
     let mut candidates: Vec<Support> = Vec::new();
     if ty.is_span() {
         for &(pi, si, coverage) in scored.iter().filter(|s| s.2 > 0.0) {
@@ -783,7 +864,11 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
             for span in spans(p.sentences[si], ty, &cx) {
                 // The page's own date at the head of a snippet is a dateline.
                 let dateline = si == 0 && span.start == 0 && matches!(span.key, Key::Date { .. });
-                let weight = coverage * coverage * span.shape * if dateline { 0.3 } else { 1.0 };
+                let weight = coverage
+                    * coverage
+                    * span.shape
+                    * entry_factor(&years_asked, p.sentences[si], span.start)
+                    * if dateline { 0.3 } else { 1.0 };
                 candidates.push(Support {
                     origin: p.origin,
                     passage: pi,
@@ -1141,6 +1226,34 @@ mod tests {
             answer("What was Orbitex's revenue in Q1 2021?", &texts).as_deref(),
             Some("$10.39 billion")
         );
+    }
+
+    #[test]
+    fn a_value_counts_in_the_entry_of_the_year_asked() {
+        // Invented names: a list of dated entries under a title, and a
+        // sentence naming no year beside one about another year.
+        let texts = [
+            "Harwick Medal Recipients. Since 1950 · 2032 - Ilse Varga, Dunmore College · 2031 - Tomas Brell, Kestrel University · 2030 - Ana Quill, ...",
+            "Oct 2, 2031 ... Leading the field is 2030 Harwick Medal winner Ana Quill. The Kestrel forward took home the medal last season.",
+        ];
+        assert_eq!(
+            answer("Who is the Harwick Medal winner in 2031?", &texts).as_deref(),
+            Some("Tomas Brell")
+        );
+        // Without the list, the sentences about the 2030 winner do not
+        // answer for 2031.
+        assert_eq!(
+            answer("Who is the Harwick Medal winner in 2031?", &texts[1..]),
+            None
+        );
+    }
+
+    #[test]
+    fn a_title_is_a_heading_even_with_a_stop() {
+        assert!(is_heading("Harwick Medal Recipients."));
+        assert!(is_heading("Harwick Medal Recipients"));
+        assert!(!is_heading("Oct 2, 2031 ..."));
+        assert!(!is_heading("The medal went to her."));
     }
 
     #[test]

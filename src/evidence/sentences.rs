@@ -9,7 +9,7 @@ use super::structure::CELL_SEPARATOR;
 
 /// The most lines and characters of a block a sentence carries.
 const MAX_BLOCK_LINES: usize = 8;
-const MAX_BLOCK_CHARS: usize = 500;
+const MAX_BLOCK_CHARS: usize = 1000;
 
 /// One quotable unit of text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -38,6 +38,13 @@ pub fn mark(doc: &Document) {
     for item in doc.select("dd").nodes() {
         item.append_html("<br>");
     }
+    // A list item is one line, even when its text is a paragraph: the
+    // items of a list follow the sentence that introduces them with no
+    // blank line between, so the sentence carries them all.
+    for para in doc.select("li > p").nodes() {
+        let inner = para.inner_html();
+        para.replace_with_html(format!("{inner} "));
+    }
     // A code block is one block: its blank lines are not paragraph breaks.
     for pre in doc.select("pre").nodes() {
         let text = pre.text();
@@ -77,6 +84,18 @@ mod tests {
         assert!(t.contains("tide_mark (integer) Sets the mark."), "{t:?}");
         let t = text_of("<dl><dt>a</dt> <dd>b c.</dd><dt>d</dt> <dd>e</dd></dl>");
         assert!(t.contains("a b c.\nd e"), "{t:?}");
+    }
+
+    #[test]
+    fn list_items_are_lines_even_when_they_are_paragraphs() {
+        let t = text_of(
+            "<p>Four modes:</p><ul><li><p>PLAIN stores.</p></li><li><p>MAIN packs.</p><p>Rarely.</p></li></ul><p>Done.</p>",
+        );
+        assert!(t.contains("PLAIN stores.\nMAIN packs. Rarely."), "{t:?}");
+        // The sentence that introduces the list carries all its items.
+        let units = crate::evidence::sentences::split(&t);
+        let carried = "Four modes:\n\nPLAIN stores.\nMAIN packs. Rarely.";
+        assert!(units.contains(&carried), "{units:?}");
     }
 
     #[test]

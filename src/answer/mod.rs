@@ -14,6 +14,7 @@ pub mod acronym;
 pub mod cjk;
 mod kind;
 mod mention;
+pub mod release;
 pub mod spans;
 pub mod vote;
 

@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 use rust_stemmers::{Algorithm, Stemmer};
 
 use super::spans::{Key, Span, SpanContext, spans};
-use super::{AnswerType, cjk, mention};
+use super::{AnswerType, cjk, mention, release};
 
 /// A share of the question's weighted terms that a sentence must cover,
 /// with its neighbours, for its value to answer the question.
@@ -768,9 +768,14 @@ fn coverages(
         .into_iter()
         .filter(|t| is_identifier(t))
         .collect();
+    // The release asked about ("SQLite 3.35.0"), its subject being the
+    // question's first name.
+    let subject = names.first().map_or("", String::as_str);
+    let releases = release::Asked::new(question, subject);
     let mut scored = Vec::new();
     for (pi, p) in passages.iter().enumerate() {
         let bags = &read.sentences[pi];
+        let title_release = releases.scope(p.title);
         // A passage that never names what the question names speaks of
         // what it was found for when it refers back to it ("The game was
         // released ...") in any sentence, not only its first.
@@ -822,6 +827,16 @@ fn coverages(
                 coverage *= 0.5;
             }
             if another || other_entry {
+                coverage *= 0.5;
+            }
+            // A sentence about another release ("SQLite version 3.14.1
+            // adds ..."), or on another release's page and not naming the
+            // asked one, tells of that other release.
+            let sentence_release = releases.scope(s);
+            if sentence_release == release::Scope::Other
+                || (title_release == release::Scope::Other
+                    && sentence_release != release::Scope::Asked)
+            {
                 coverage *= 0.5;
             }
             // The event asked about ("who *won*", "when was it *released*")

@@ -431,9 +431,21 @@ fn respell(word: &str, to_american: bool) -> Option<String> {
     None
 }
 
+/// The words of a text, lowercased. An identifier (`pg_start_backup`,
+/// `jsonb_path_ops`) is a word, as in the vote
+/// ([`crate::answer::vote::terms_of`]), and so is each of its parts: the
+/// identifier singles out the page that documents it, its parts still say
+/// what it is about ("jsonb").
 pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '-'))
+    text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .map(|w| w.trim_matches('_'))
         .filter(|w| !w.is_empty())
+        .flat_map(|w| {
+            let parts = w
+                .contains('_')
+                .then(|| w.split('_').filter(|p| !p.is_empty()));
+            std::iter::once(w).chain(parts.into_iter().flatten())
+        })
         .map(|w| w.to_lowercase())
 }
 

@@ -4,11 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::lexicon::{
-    Terms, ValueKind, has_value, names_only_prereleases, spelling_key, stemmer, terms_for, words,
+    STOP, Terms, ValueKind, has_value, names_only_prereleases, spelling_key, stemmer, terms_for,
+    words,
 };
 use super::pages::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
 use crate::answer::acronym::Abbreviations;
+use crate::answer::release;
 use crate::evidence::{quotes, sentences};
 
 #[derive(Clone)]
@@ -148,6 +150,8 @@ impl LookAlike {
             && !self.question_stems.contains(st.stem(&lower).as_ref())
             && !OWNER_WORDS.contains(&lower.as_str())
             && !LEGAL_FORMS.contains(&lower.as_str())
+            // "Quokka Release 4.12", "Quokka Version 3": the subject's own releases.
+            && !["release", "releases", "version", "versions"].contains(&lower.as_str())
             && !crate::document::is_calendar_word(&lower)
     }
 
@@ -319,8 +323,42 @@ impl Weights {
 
     fn weight(&self, term: &str) -> f64 {
         let d = self.df.get(term).copied().unwrap_or(0) as f64;
-        (1.0 + ((self.n_sentences as f64 + 1.0) / (d + 1.0)).ln() / 2.0).clamp(0.3, 3.0)
+        let w = (1.0 + ((self.n_sentences as f64 + 1.0) / (d + 1.0)).ln() / 2.0).clamp(0.3, 3.0);
+        // An identifier the aspect names (`pg_start_backup`) is the exact
+        // name of what it asks about: it outweighs the common words around
+        // it ("my backup script calls").
+        if is_identifier(term) { 2.0 * w } else { w }
     }
+}
+
+/// The weight of the release a question asks about ("3.35.0"), found in a
+/// page's title: the most a term weighs, as no term singles out what is
+/// asked better.
+const RELEASE_WEIGHT: f64 = 3.0;
+
+/// Words asking what a release brought, not about one thing in it.
+const RELEASE_WORDS: &[&str] = &[
+    "new", "change", "changed", "changes", "happened", "release", "released", "version", "notes",
+    "features",
+];
+
+/// Whether an aspect asks what a release brought as a whole ("What's new
+/// in Quokka 4.12?", "What did Quokka 4.12 change?"): it has no word but
+/// the subject's, the release's and [`RELEASE_WORDS`].
+fn asks_whole_release(aspect: &str, entity: &str) -> bool {
+    let subject: Vec<String> = words(entity).collect();
+    !words(aspect).any(|w| {
+        w.len() > 2
+            && !STOP.contains(&w.as_str())
+            && !w.chars().all(|c| c.is_ascii_digit())
+            && !subject.contains(&w)
+            && !RELEASE_WORDS.contains(&w.as_str())
+    })
+}
+
+/// Whether a term is an identifier: words joined by underscores.
+fn is_identifier(term: &str) -> bool {
+    term.contains('_') && term.chars().any(char::is_alphabetic)
 }
 
 /// What tells two things apart in a sentence: a contrasting conjunction
@@ -598,6 +636,159 @@ pub(super) struct Target<'a> {
     pub today: &'a str,
 }
 
+/// What one page is to an extraction.
+struct PageView {
+    /// How the releases its title names stand to the asked ones.
+    release: release::Scope,
+    /// The asked release's own page, when the release as a whole is asked.
+    own: bool,
+    /// How much its sentences count: less on a page that never names the
+    /// subject or that is about another release.
+    relevance: f64,
+    /// The terms of its title that count (in half) in each of its
+    /// sentences: on the asked release's own page, the title says what
+    /// every sentence is about.
+    title_terms: BTreeSet<String>,
+}
+
+/// What an extraction weighs every unit by, worked out once.
+struct Extraction<'a> {
+    terms: &'a Terms,
+    weights: Weights,
+    abbreviations: Abbreviations,
+    lookalike: LookAlike,
+    judging: Judging<'a>,
+    contrast: &'a Contrast,
+    releases: release::Asked,
+    whole_release: bool,
+    entity: &'a str,
+    today: &'a str,
+    must_mention: bool,
+    st: rust_stemmers::Stemmer,
+}
+
+impl Extraction<'_> {
+    fn weight(&self, term: &str) -> f64 {
+        self.weights.weight(term)
+    }
+
+    /// The page as this extraction reads it; `None` for a page whose title
+    /// names a look-alike ("Calm Read mode | Pelican Notes Help" in a
+    /// question about the Pelican browser): it is about that other thing,
+    /// whatever its sentences say.
+    fn page_view(&self, p: &PageRead) -> Option<PageView> {
+        if self.lookalike.page_is_lookalike(&p.title, &p.text) {
+            return None;
+        }
+        let release = self.releases.scope(&p.title);
+        let own = self.whole_release && release == release::Scope::Asked;
+        // A page that never names the subject (an inferred subject lets it
+        // through the gate) ranks below the pages that do.
+        let names_subject = self.entity.is_empty()
+            || crate::evidence::identity::name_strength(
+                self.entity,
+                &format!("{}\n{}", p.title, p.text),
+            ) > 0.0;
+        let relevance = if names_subject { 1.0 } else { 0.6 }
+            * match release {
+                _ if own => 1.5,
+                release::Scope::Other => 0.5,
+                _ => 1.0,
+            };
+        let title_terms = if own {
+            let stems = words(&p.title)
+                .map(|w| self.st.stem(&w).into_owned())
+                .collect();
+            term_keys(self.terms, &stems)
+        } else {
+            BTreeSet::new()
+        };
+        Some(PageView {
+            release,
+            own,
+            relevance,
+            title_terms,
+        })
+    }
+
+    /// A unit's score on its page; `None` when it states no finding.
+    fn unit_score(&self, view: &PageView, p: &PageRead, u: &sentences::Unit<'_>) -> Option<f64> {
+        let s = u.text;
+        // "QuillStore Drive" is not Quillstore, "Pelican Notes" not the Pelican browser.
+        if !unit_shaped(u) || self.lookalike.named_in(s) {
+            return None;
+        }
+        let terms = self.terms;
+        let lower = s.to_lowercase();
+        let expanded = self.abbreviations.expand(s);
+        let expanded_lower = expanded.to_lowercase();
+        let stems: BTreeSet<String> = words(&expanded)
+            .map(|w| self.st.stem(&w).into_owned())
+            .collect();
+        // Each term counts once, whatever spellings the sentence uses
+        // ("License ... that licence" is one mention of a licence).
+        let by_term = term_keys(terms, &stems);
+        let phrases = terms
+            .phrases
+            .iter()
+            .filter(|ph| expanded_lower.contains(ph.as_str()));
+        let hits: f64 = by_term.iter().map(|k| self.weight(k)).sum::<f64>()
+            + phrases.clone().map(|ph| self.weight(ph)).sum::<f64>();
+        let in_title: f64 = view
+            .title_terms
+            .iter()
+            .filter(|k| !by_term.contains(*k))
+            .map(|k| self.weight(k))
+            .sum::<f64>()
+            + if view.own { RELEASE_WEIGHT } else { 0.0 };
+        let hits = hits + 0.5 * in_title;
+        if hits == 0.0 {
+            return None;
+        }
+        // A row's header says what its cells are: the terms only the
+        // header names count at half weight.
+        let in_header: f64 = u
+            .header
+            .map(|h| header_terms(h, &terms.stems, &by_term))
+            .unwrap_or_default()
+            .iter()
+            .map(|k| self.weight(k))
+            .sum();
+        let hits = hits + 0.5 * in_header;
+        // On a page that never names the subject, one shared word ("works"
+        // in "How X works") is a coincidence, not an answer.
+        if view.relevance < 1.0 {
+            let distinct =
+                terms.stems.iter().filter(|t| stems.contains(*t)).count() + phrases.count();
+            if distinct < 2 {
+                return None;
+            }
+        }
+        let named = if self.entity.is_empty() {
+            0.0
+        } else {
+            crate::evidence::identity::name_strength(self.entity, s)
+        };
+        // In a comparison, a sentence about the other item is no answer.
+        if self.must_mention && named == 0.0 {
+            return None;
+        }
+        let mut score = judged_score(u, &lower, hits + 0.5 * named, &self.judging)?;
+        // A sentence elsewhere naming only other releases tells of them.
+        if view.release != release::Scope::Asked && self.releases.scope(s) == release::Scope::Other
+        {
+            score *= 0.5;
+        }
+        Some(
+            score
+                * self.contrast.weigh(s)
+                * view.relevance
+                * authority(&p.source_type)
+                * (0.75 + 0.25 * freshness(p.as_of.as_deref(), self.today)),
+        )
+    }
+}
+
 pub(super) fn extract(
     target: &Target<'_>,
     order: &[String],
@@ -613,115 +804,68 @@ pub(super) fn extract(
     } = *target;
     let contrast = Contrast::of(aspect, question);
     let terms = contrast.terms(aspect, thesaurus);
-    let st = stemmer();
-    let lookalike = LookAlike::new(question);
-    let entity_lower = entity.to_lowercase();
     // "WAL" on a page that defines it speaks of the write-ahead log.
     let abbreviations = Abbreviations::of(order.iter().map(|u| pages[u].text.as_str()));
     let weights = Weights::of(&terms, order, pages, &abbreviations);
-    let weight = |term: &str| weights.weight(term);
-    let mut all: Vec<Candidate> = Vec::new();
-    let mut seen: BTreeSet<String> = BTreeSet::new();
     let today_date =
         chrono::NaiveDate::parse_from_str(today.get(..10).unwrap_or(today), "%Y-%m-%d").ok();
-    let asks_current = asks_current(aspect);
     let explaining = contrast.asked() || explains(aspect);
-    let judging = Judging {
-        terms: &terms,
-        entity,
-        asks_current,
-        asks_list: crate::answer::asks_for_list(aspect),
-        today: today_date,
+    // The release the aspect asks about ("SQLite 3.35.0"): that release's
+    // own page answers, pages and sentences about other releases do not.
+    let releases = {
+        let r = release::Asked::new(aspect, entity);
+        if r.is_empty() {
+            release::Asked::new(question, entity)
+        } else {
+            r
+        }
     };
+    let x = Extraction {
+        terms: &terms,
+        weights,
+        abbreviations,
+        lookalike: LookAlike::new(question),
+        judging: Judging {
+            terms: &terms,
+            entity,
+            asks_current: asks_current(aspect),
+            asks_list: crate::answer::asks_for_list(aspect),
+            today: today_date,
+        },
+        contrast: &contrast,
+        whole_release: !releases.is_empty() && asks_whole_release(aspect, entity),
+        releases,
+        entity,
+        today,
+        must_mention,
+        st: stemmer(),
+    };
+    let mut all: Vec<Candidate> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
     for url in order {
         let p = &pages[url];
-        // A page whose title names a look-alike ("Calm Read mode | Pelican
-        // Notes Help" in a question about the Pelican browser) is about
-        // that other thing, whatever its sentences say.
-        if lookalike.page_is_lookalike(&p.title, &p.text) {
+        let Some(view) = x.page_view(p) else {
             continue;
-        }
-        // A page that never names the subject (an inferred subject lets it
-        // through the gate) ranks below the pages that do.
-        let page_relevance = if entity_lower.is_empty()
-            || crate::evidence::identity::name_strength(entity, &format!("{}\n{}", p.title, p.text))
-                > 0.0
-        {
-            1.0
-        } else {
-            0.6
         };
-        let mut local: Vec<(usize, Candidate)> = Vec::new();
         let units = sentences::units(&p.text);
-        for (ui, u) in units.iter().enumerate() {
-            let s = u.text;
-            if !unit_shaped(u) {
-                continue;
-            }
-            // "QuillStore Drive" is not Quillstore, "Pelican Notes" not the Pelican browser.
-            if lookalike.named_in(s) {
-                continue;
-            }
-            let lower = s.to_lowercase();
-            let expanded = abbreviations.expand(s);
-            let expanded_lower = expanded.to_lowercase();
-            let stems: BTreeSet<String> =
-                words(&expanded).map(|w| st.stem(&w).into_owned()).collect();
-            // Each term counts once, whatever spellings the sentence uses
-            // ("License ... that licence" is one mention of a licence).
-            let by_term = term_keys(&terms, &stems);
-            let hits: f64 = by_term.iter().map(|k| weight(k)).sum::<f64>()
-                + terms
-                    .phrases
-                    .iter()
-                    .filter(|ph| expanded_lower.contains(ph.as_str()))
-                    .map(|ph| weight(ph))
-                    .sum::<f64>();
-            if hits == 0.0 {
-                continue;
-            }
-            // A row's header says what its cells are: the terms only the
-            // header names count at half weight.
-            let hits = hits
-                + 0.5
-                    * u.header
-                        .map(|h| header_terms(h, &terms.stems, &by_term))
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|k| weight(k))
-                        .sum::<f64>();
-            // On a page that never names the subject, one shared word ("works"
-            // in "How X works") is a coincidence, not an answer.
-            if page_relevance < 1.0 {
-                let distinct = terms.stems.iter().filter(|t| stems.contains(*t)).count()
-                    + terms
-                        .phrases
-                        .iter()
-                        .filter(|ph| expanded_lower.contains(ph.as_str()))
-                        .count();
-                if distinct < 2 {
-                    continue;
-                }
-            }
-            let named = if entity_lower.is_empty() {
-                0.0
-            } else {
-                crate::evidence::identity::name_strength(entity, s)
-            };
-            // In a comparison, a sentence about the other item is no answer.
-            if must_mention && named == 0.0 {
-                continue;
-            }
-            let Some(mut score) = judged_score(u, &lower, hits + 0.5 * named, &judging) else {
-                continue;
-            };
-            score *= contrast.weigh(s)
-                * page_relevance
-                * authority(&p.source_type)
-                * (0.75 + 0.25 * freshness(p.as_of.as_deref(), today));
-            local.push((ui, Candidate::new(s, url, p.as_of.clone(), score)));
-        }
+        let mut local: Vec<(usize, Candidate)> = units
+            .iter()
+            .enumerate()
+            .filter_map(|(ui, u)| {
+                let score = x.unit_score(&view, p, u)?;
+                Some((ui, Candidate::new(u.text, url, p.as_of.clone(), score)))
+            })
+            .collect();
         local.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
+        // Asked what a release changed, its own page's items are the
+        // answer, in the page's order, each as good as the best.
+        if view.own {
+            let top = local.first().map_or(0.0, |c| c.1.score);
+            local.sort_by_key(|c| c.0);
+            for c in &mut local {
+                c.1.score = top;
+            }
+        }
         // An explanation goes on past its best sentence.
         let follow = match local.first() {
             Some((ui, best)) if explaining => going_on(&p.text, &units, *ui, best),
@@ -730,7 +874,8 @@ pub(super) fn extract(
         for c in local
             .into_iter()
             .map(|(_, c)| c)
-            .take(PER_PAGE)
+            // The asked release's own page is the answer: its list is read whole.
+            .take(if view.own { MAX_FINDINGS } else { PER_PAGE })
             .chain(follow)
         {
             // The same sentence on two pages (a syndicated copy) counts once.
@@ -797,6 +942,75 @@ mod tests {
         assert_eq!(
             f[0].sentence,
             "Acme appointed Jane Doe as chief executive officer in 2026."
+        );
+    }
+
+    #[test]
+    fn a_release_is_answered_by_its_own_page_item_by_item() {
+        let mut pages = BTreeMap::new();
+        // Another release's news, with the words of the question.
+        pages.insert(
+            "news".to_string(),
+            page(
+                "Quokka version 4.9.1 changed the cache and added a new patch for large caches.",
+                "Quokka News",
+                "2026-01-01",
+                "other",
+            ),
+        );
+        // The asked release's page: a list whose items share no word with the question.
+        pages.insert(
+            "rel".to_string(),
+            page(
+                "Quokka Release 4.12.0\n\nStrict tables provide a prescriptive style of typing.\nThe planner omits redundant sort clauses on subqueries.\nUse less memory to hold the database schema.",
+                "Quokka Release 4.12.0",
+                "2026-01-01",
+                "other",
+            ),
+        );
+        let target = Target {
+            aspect: "What did Quokka 4.12.0 change?",
+            question: "What did Quokka 4.12.0 change?",
+            entity: "Quokka",
+            today: "2026-06-01",
+        };
+        let order = ["news".to_string(), "rel".to_string()];
+        let f = extract(&target, &order, &pages, false, false);
+        let got: Vec<&str> = f.iter().map(|c| c.sentence.as_str()).collect();
+        assert!(got.len() >= 3, "{got:?}");
+        assert_eq!(
+            got[..3],
+            [
+                "Strict tables provide a prescriptive style of typing.",
+                "The planner omits redundant sort clauses on subqueries.",
+                "Use less memory to hold the database schema.",
+            ],
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn an_identifier_the_question_names_outweighs_its_common_words() {
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u".to_string(),
+            page(
+                "Many people call a backup script from cron to start the backup of the database. The function start_copy() has been renamed to copy_begin() in this release. Scripts calling it must change.",
+                "Release notes",
+                "2026-01-01",
+                "other",
+            ),
+        );
+        let target = Target {
+            aspect: "My backup script calls start_copy(). What happened to it?",
+            question: "My backup script calls start_copy(). What happened to it?",
+            entity: "",
+            today: "2026-06-01",
+        };
+        let f = extract(&target, &["u".to_string()], &pages, false, false);
+        assert_eq!(
+            f[0].sentence,
+            "The function start_copy() has been renamed to copy_begin() in this release.",
         );
     }
 

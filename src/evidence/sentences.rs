@@ -169,12 +169,36 @@ fn split_line<'a>(line: &'a str, out: &mut Vec<&'a str>) {
         let after = bytes.get(i + 2).map(|x| x.1);
         let boundary = matches!(next, Some(n) if n.is_whitespace())
             && matches!(after, Some(a) if a.is_uppercase() || a.is_ascii_digit() || a == '"' || a == '\u{201C}' || a == '(');
+        let boundary = boundary || lowercase_opening(&line[start..pos], next, after);
         if boundary && !is_abbreviation(&line[start..pos]) {
             push(out, &line[start..pos + c.len_utf8()]);
             start = pos + c.len_utf8();
         }
     }
     push(out, &line[start..]);
+}
+
+/// Abbreviations written in lower case that a sentence can go on after
+/// ("approx. five", "incl. tax").
+const LOWER_ABBREVIATIONS: &[&str] = &[
+    "approx", "incl", "excl", "resp", "cont", "dept", "govt", "misc", "vols", "nos", "figs",
+    "eqns", "refs", "ibid",
+];
+
+/// Whether a full stop ends a sentence although the next one opens in
+/// lower case, as one naming a lowercase identifier does ("... is needed.
+/// jsonb also supports indexing"): the stop follows a whole sentence (four
+/// words or more) ending in a plain word of four letters or more, not an
+/// abbreviation ("approx. five", "e.g. this").
+fn lowercase_opening(before: &str, next: Option<char>, after: Option<char>) -> bool {
+    if !(next.is_some_and(char::is_whitespace) && after.is_some_and(|a| a.is_ascii_lowercase())) {
+        return false;
+    }
+    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    word.len() >= 4
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !LOWER_ABBREVIATIONS.contains(&word)
+        && before.split_whitespace().count() >= 4
 }
 
 fn push<'a>(out: &mut Vec<&'a str>, s: &'a str) {
@@ -236,6 +260,19 @@ mod tests {
                 "Acme raised $3.5 million.",
                 "Dr. Rao joined Acme Ltd. In 2025 it grew!",
                 "New line here"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sentence_may_open_with_a_lowercase_identifier() {
+        let t = "No reparsing of the value is needed. quokkab also supports indexing. It costs approx. five bytes, e.g. this one.";
+        assert_eq!(
+            split(t),
+            vec![
+                "No reparsing of the value is needed.",
+                "quokkab also supports indexing.",
+                "It costs approx. five bytes, e.g. this one."
             ]
         );
     }

@@ -117,7 +117,10 @@ impl Memory {
             e.reason = reason.clone();
             e.example_url = url.clone();
         };
-        for h in &run.hostile {
+        // A page without a host (a file of a local corpus) has no domain
+        // whose other pages a lesson could speak for.
+        let hosted = |l: &&(String, String, String)| !l.0.is_empty();
+        for h in run.hostile.iter().filter(hosted) {
             bump(&mut lessons.hostile_domains, h);
         }
         if let Some(entity) = &run.entity {
@@ -125,7 +128,7 @@ impl Memory {
                 .lookalike_domains
                 .entry(entity_key(entity))
                 .or_default();
-            for l in &run.lookalikes {
+            for l in run.lookalikes.iter().filter(hosted) {
                 bump(map, l);
             }
         }
@@ -166,6 +169,10 @@ impl DomainLesson {
 impl Lessons {
     /// Why a URL's domain is known to be bad for this entity, if it is.
     pub fn known_bad(&self, entity: Option<&str>, domain: &str) -> Option<String> {
+        // No host, no domain: one hostile file says nothing of the others.
+        if domain.is_empty() {
+            return None;
+        }
         if let Some(l) = self.hostile_domains.get(domain) {
             return Some(format!(
                 "carried instructions aimed at AI agents in an earlier run ({}{})",
@@ -279,6 +286,28 @@ mod tests {
         let why = l.known_bad(None, "bad.example").unwrap();
         assert!(why.contains("(2026-11-30: injection)"), "{why}");
         assert_eq!(l.brief(Some("PadmaPay")).len(), 2);
+    }
+
+    #[test]
+    fn a_hostile_local_file_is_not_learnt_as_a_domain() {
+        let dir = tempfile::tempdir().unwrap();
+        let mem = Memory::at(dir.path());
+        let run = RunLessons {
+            entity: Some("Quokka".into()),
+            hostile: vec![(
+                String::new(),
+                "file:///docs/a.html".into(),
+                "injection".into(),
+            )],
+            lookalikes: vec![(
+                String::new(),
+                "file:///docs/b.html".into(),
+                "look-alike".into(),
+            )],
+        };
+        let l = mem.learn(&run, "2026-12-06").unwrap();
+        assert!(l.hostile_domains.is_empty(), "{:?}", l.hostile_domains);
+        assert!(l.known_bad(Some("Quokka"), "").is_none());
     }
 
     #[test]

@@ -474,6 +474,22 @@ fn disagreements_section(
         let typed = v.field != Field::Other.as_str();
         let on_topic =
             |c: &&ValueView| typed || topic.is_empty() || relevance(&c.quote, &topic) > 0;
+        // The answer the Answer section gives: the aspect's own better
+        // finding when it has one, else the merged value.
+        let (quote, source, as_of) = match a.pick {
+            Some(f) => (&f.quote, f.source, date_of(&f.quote, f.as_of.as_deref())),
+            None => (&v.quote, v.source, v.as_of.clone()),
+        };
+        // One source does not disagree with itself: two of its sentences
+        // about a topic are two facts. Nor do two sentences about a topic
+        // that no value answers disagree unless both state a figure: they
+        // tell different facts of it.
+        let digit = |q: &str| q.chars().any(|c| c.is_ascii_digit());
+        let another_source = |c: &&ValueView| {
+            typed
+                || (c.source != source
+                    && (a.unit.answer.is_some() || (digit(quote) && digit(&c.quote))))
+        };
         let mut rivals = String::new();
         for (kind, values) in [
             ("", &v.conflicts),
@@ -484,6 +500,7 @@ fn disagreements_section(
             for c in values
                 .iter()
                 .filter(on_topic)
+                .filter(another_source)
                 .filter(|c| shown.as_deref() != Some(quotes_key(&c.quote).as_str()))
             {
                 rivals.push_str(&rival_line(kind, &c.quote, c.source, c.as_of.as_deref()));
@@ -492,12 +509,6 @@ fn disagreements_section(
         if rivals.is_empty() {
             continue;
         }
-        // The answer the Answer section gives: the aspect's own better
-        // finding when it has one, else the merged value.
-        let (quote, source, as_of) = match a.pick {
-            Some(f) => (&f.quote, f.source, date_of(&f.quote, f.as_of.as_deref())),
-            None => (&v.quote, v.source, v.as_of.clone()),
-        };
         md.push_str(&disagreement_entry(
             &a.label,
             (quote, source, as_of),

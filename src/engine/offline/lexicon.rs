@@ -510,6 +510,27 @@ const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
         &["strip", "strips", "remove", "removes", "hide", "hides"],
         &["removes", "removed", "strips", "hides", "hidden", "drops"],
     ),
+    // A comparative names a dimension; a sentence measuring it in another
+    // word of that dimension answers ("faster" by "no performance
+    // difference", "the slowest of the three").
+    (
+        &[
+            "faster", "fast", "fastest", "slower", "slow", "slowest", "quicker", "speed",
+        ],
+        &[
+            "faster",
+            "fastest",
+            "slower",
+            "slowest",
+            "performance",
+            "speed",
+            "overhead",
+        ],
+    ),
+    (
+        &["space", "bigger", "smaller", "storage"],
+        &["space", "storage", "bytes", "larger", "smaller"],
+    ),
 ];
 
 /// The aspect's own stems, and with `thesaurus` the words and value kinds

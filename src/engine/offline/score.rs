@@ -665,11 +665,35 @@ struct Extraction<'a> {
     today: &'a str,
     must_mention: bool,
     st: rust_stemmers::Stemmer,
+    /// The aspect's words written in capitals ("DATETIME", "WAL"): in a
+    /// question, the literal name of a keyword or a mode, which outweighs
+    /// the common words around it, as an identifier does.
+    exact: BTreeSet<String>,
+}
+
+/// The term keys of the words of `aspect` written all in capitals, two
+/// letters or more ("DATETIME", "WAL"; not "SQLite").
+fn capitalised_terms(aspect: &str) -> BTreeSet<String> {
+    let st = stemmer();
+    aspect
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| {
+            w.chars().filter(|c| c.is_alphabetic()).count() >= 2
+                && w.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+        .map(|w| spelling_key(&st.stem(&w.to_lowercase())))
+        .collect()
 }
 
 impl Extraction<'_> {
     fn weight(&self, term: &str) -> f64 {
-        self.weights.weight(term)
+        let w = self.weights.weight(term);
+        if self.exact.contains(term) {
+            2.0 * w
+        } else {
+            w
+        }
     }
 
     /// The page as this extraction reads it; `None` for a page whose title
@@ -839,6 +863,7 @@ pub(super) fn extract(
         today,
         must_mention,
         st: stemmer(),
+        exact: capitalised_terms(aspect),
     };
     let mut all: Vec<Candidate> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -986,6 +1011,44 @@ mod tests {
                 "Use less memory to hold the database schema.",
             ],
             "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_keyword_written_in_capitals_outweighs_the_common_words_around_it() {
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u".to_string(),
+            page(
+                &format!(
+                    "Each column in a table gets an affinity.\n{}\nExample Typenames | Resulting Affinity\nDATE QUOKKATIME | NUMERIC\nTEXT CLOB | TEXT",
+                    (1..=12)
+                        .map(|i| format!("Rule {i} gives a column declared one way its affinity."))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+                "Datatypes",
+                "2026-01-01",
+                "other",
+            ),
+        );
+        let q = "What affinity does a column declared as QUOKKATIME get?";
+        let target = Target {
+            aspect: q,
+            question: q,
+            entity: "",
+            today: "2026-06-01",
+        };
+        let f = extract(&target, &["u".to_string()], &pages, false, false);
+        assert_eq!(
+            f[0].sentence,
+            "DATE QUOKKATIME | NUMERIC",
+            "{:?}",
+            f.iter().map(|c| (&c.sentence, c.score)).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            capitalised_terms("Is WAL faster in SQLite than DELETE mode?").len(),
+            2
         );
     }
 

@@ -812,6 +812,18 @@ pub fn numbers(sentence: &str) -> Vec<Span> {
         if c.get(1).is_none() && before.is_some_and(in_word) {
             continue;
         }
+        // "3.24.0": a part of a dotted release number is no amount.
+        let dotted_before = sentence[..whole.start()].ends_with('.')
+            && sentence[..whole.start() - 1]
+                .chars()
+                .next_back()
+                .is_some_and(|b| b.is_ascii_digit());
+        let mut rest = sentence[whole.end()..].chars();
+        let dotted_after =
+            rest.next() == Some('.') && rest.next().is_some_and(|a| a.is_ascii_digit());
+        if dotted_before || dotted_after {
+            continue;
+        }
         let Some(digits) = c.get(2) else { continue };
         let Ok(mut value) = digits.as_str().replace(',', "").parse::<f64>() else {
             continue;
@@ -954,6 +966,15 @@ mod tests {
         let got = spans(s, AnswerType::Person, &cx);
         let shape = |n: &str| got.iter().find(|g| g.text == n).map(|g| g.shape);
         assert!(shape("Priya Nair") > shape("Arjun Pillai"), "{got:?}");
+    }
+
+    #[test]
+    fn a_part_of_a_release_number_is_no_amount() {
+        let got =
+            numbers("Beginning with version 3.24.0 (2018-06-04), tables can have 2000 columns.");
+        let values: Vec<&str> = got.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(values, vec!["2018", "2000"]);
+        assert_eq!(numbers("It costs $3.5.")[0].text, "$3.5");
     }
 
     #[test]

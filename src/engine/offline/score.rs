@@ -779,8 +779,9 @@ impl Extraction<'_> {
             .map(|k| self.weight(k))
             .sum();
         let hits = hits + 0.5 * in_header;
-        // On a page that never names the subject, one shared word ("works"
-        // in "How X works") is a coincidence, not an answer.
+        // On a page that never names the subject or is about another
+        // release, one shared word ("works" in "How X works") is a
+        // coincidence, not an answer.
         if view.relevance < 1.0 {
             let distinct =
                 terms.stems.iter().filter(|t| stems.contains(*t)).count() + phrases.count();

@@ -661,6 +661,8 @@ struct Extraction<'a> {
     contrast: &'a Contrast,
     releases: release::Asked,
     whole_release: bool,
+    /// The aspect itself names the release it asks about.
+    aspect_names_release: bool,
     entity: &'a str,
     today: &'a str,
     must_mention: bool,
@@ -715,7 +717,8 @@ impl Extraction<'_> {
             ) > 0.0;
         let relevance = if names_subject { 1.0 } else { 0.6 }
             * match release {
-                _ if own => 1.5,
+                // The page of the release the aspect asks about.
+                release::Scope::Asked if own || self.aspect_names_release => 1.5,
                 release::Scope::Other => 0.5,
                 _ => 1.0,
             };
@@ -837,13 +840,14 @@ pub(super) fn extract(
     let explaining = contrast.asked() || explains(aspect);
     // The release the aspect asks about ("SQLite 3.35.0"): that release's
     // own page answers, pages and sentences about other releases do not.
-    let releases = {
-        let r = release::Asked::new(aspect, entity);
-        if r.is_empty() {
-            release::Asked::new(question, entity)
-        } else {
-            r
-        }
+    let own_releases = release::Asked::new(aspect, entity);
+    // An aspect naming the release itself is about it; one that names none
+    // inherits the question's only to tell other releases apart.
+    let aspect_names_release = !own_releases.is_empty();
+    let releases = if aspect_names_release {
+        own_releases
+    } else {
+        release::Asked::new(question, entity)
     };
     let x = Extraction {
         terms: &terms,
@@ -859,6 +863,7 @@ pub(super) fn extract(
         },
         contrast: &contrast,
         whole_release: !releases.is_empty() && asks_whole_release(aspect, entity),
+        aspect_names_release,
         releases,
         entity,
         today,

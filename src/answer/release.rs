@@ -17,7 +17,7 @@ use regex::Regex;
 
 /// A release number without its trailing zeros: "3.35.0" and "3.35" are
 /// one release.
-pub type Release = Vec<u32>;
+type Release = Vec<u32>;
 
 fn release_of(number: &str) -> Option<Release> {
     let mut parts: Vec<u32> = number
@@ -66,12 +66,6 @@ fn subject_regex(subject: &str) -> Option<Regex> {
         regex::escape(subject)
     ))
     .ok()
-}
-
-/// The releases `text` names, `subject` being the name whose numbers are
-/// releases ("PostgreSQL" of "PostgreSQL 15"); empty for no subject.
-pub fn named(text: &str, subject: &str) -> BTreeSet<Release> {
-    named_with(text, subject_regex(subject).as_ref())
 }
 
 /// How a text stands to the releases a question asks about.
@@ -135,6 +129,12 @@ impl Asked {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The releases `text` names, `subject` being the name whose numbers
+    /// are releases ("Quokka" of "Quokka 15").
+    fn named(text: &str, subject: &str) -> BTreeSet<Release> {
+        named_with(text, subject_regex(subject).as_ref())
+    }
 
     fn set(rs: &[&[u32]]) -> BTreeSet<Release> {
         rs.iter().map(|r| r.to_vec()).collect()

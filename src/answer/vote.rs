@@ -672,7 +672,7 @@ fn entry_factor(asked: &BTreeSet<u32>, sentence: &str, start: usize) -> f64 {
 
 /// Whether a term is an identifier: words joined by underscores
 /// (`shared_buffers`), as reference documentation names its entries.
-fn is_identifier(term: &str) -> bool {
+pub fn is_identifier(term: &str) -> bool {
     let t = term.trim_matches('_');
     t.contains('_') && t.chars().any(char::is_alphabetic)
 }

@@ -323,11 +323,7 @@ impl Weights {
 
     fn weight(&self, term: &str) -> f64 {
         let d = self.df.get(term).copied().unwrap_or(0) as f64;
-        let w = (1.0 + ((self.n_sentences as f64 + 1.0) / (d + 1.0)).ln() / 2.0).clamp(0.3, 3.0);
-        // An identifier the aspect names (`pg_start_backup`) is the exact
-        // name of what it asks about: it outweighs the common words around
-        // it ("my backup script calls").
-        if is_identifier(term) { 2.0 * w } else { w }
+        (1.0 + ((self.n_sentences as f64 + 1.0) / (d + 1.0)).ln() / 2.0).clamp(0.3, 3.0)
     }
 }
 
@@ -354,11 +350,6 @@ fn asks_whole_release(aspect: &str, entity: &str) -> bool {
             && !subject.contains(&w)
             && !RELEASE_WORDS.contains(&w.as_str())
     })
-}
-
-/// Whether a term is an identifier: words joined by underscores.
-fn is_identifier(term: &str) -> bool {
-    term.contains('_') && term.chars().any(char::is_alphabetic)
 }
 
 /// What tells two things apart in a sentence: a contrasting conjunction
@@ -668,9 +659,8 @@ struct Extraction<'a> {
     must_mention: bool,
     st: rust_stemmers::Stemmer,
     /// The aspect's words written in capitals ("DATETIME", "WAL"): in a
-    /// question, the literal name of a keyword or a mode, which outweighs
-    /// the common words around it, as an identifier does.
-    exact: BTreeSet<String>,
+    /// question, the literal name of a keyword or a mode.
+    capitals: BTreeSet<String>,
 }
 
 /// The term keys of the words of `aspect` written all in capitals, two
@@ -689,9 +679,13 @@ fn capitalised_terms(aspect: &str) -> BTreeSet<String> {
 }
 
 impl Extraction<'_> {
+    /// A term's weight over the pages read; an exact name the aspect
+    /// gives (an identifier, `pg_start_backup`, or a word in capitals,
+    /// `DATETIME`) weighs double: it names what is asked about, and
+    /// outweighs the common words around it ("my backup script calls").
     fn weight(&self, term: &str) -> f64 {
         let w = self.weights.weight(term);
-        if self.exact.contains(term) {
+        if self.capitals.contains(term) || crate::answer::vote::is_identifier(term) {
             2.0 * w
         } else {
             w
@@ -869,7 +863,7 @@ pub(super) fn extract(
         today,
         must_mention,
         st: stemmer(),
-        exact: capitalised_terms(aspect),
+        capitals: capitalised_terms(aspect),
     };
     let mut all: Vec<Candidate> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -999,14 +993,12 @@ mod tests {
                 "other",
             ),
         );
-        let target = Target {
-            aspect: "What did Quokka 4.12.0 change?",
-            question: "What did Quokka 4.12.0 change?",
-            entity: "Quokka",
-            today: "2026-06-01",
-        };
-        let order = ["news".to_string(), "rel".to_string()];
-        let f = extract(&target, &order, &pages, false, false);
+        let f = ask(
+            "What did Quokka 4.12.0 change?",
+            "Quokka",
+            &pages,
+            &["news", "rel"],
+        );
         let got: Vec<&str> = f.iter().map(|c| c.sentence.as_str()).collect();
         assert!(got.len() >= 3, "{got:?}");
         assert_eq!(
@@ -1039,13 +1031,7 @@ mod tests {
             ),
         );
         let q = "What affinity does a column declared as QUOKKATIME get?";
-        let target = Target {
-            aspect: q,
-            question: q,
-            entity: "",
-            today: "2026-06-01",
-        };
-        let f = extract(&target, &["u".to_string()], &pages, false, false);
+        let f = ask(q, "", &pages, &["u"]);
         assert_eq!(
             f[0].sentence,
             "DATE QUOKKATIME | NUMERIC",
@@ -1070,17 +1056,30 @@ mod tests {
                 "other",
             ),
         );
-        let target = Target {
-            aspect: "My backup script calls start_copy(). What happened to it?",
-            question: "My backup script calls start_copy(). What happened to it?",
-            entity: "",
-            today: "2026-06-01",
-        };
-        let f = extract(&target, &["u".to_string()], &pages, false, false);
+        let q = "My backup script calls start_copy(). What happened to it?";
+        let f = ask(q, "", &pages, &["u"]);
         assert_eq!(
             f[0].sentence,
             "The function start_copy() has been renamed to copy_begin() in this release.",
         );
+    }
+
+    /// What [`extract`] finds for `question` (its own aspect) about
+    /// `entity` in the pages read in `order`, without the thesaurus.
+    fn ask(
+        question: &str,
+        entity: &str,
+        pages: &BTreeMap<String, PageRead>,
+        order: &[&str],
+    ) -> Vec<Candidate> {
+        let target = Target {
+            aspect: question,
+            question,
+            entity,
+            today: "2026-06-01",
+        };
+        let order: Vec<String> = order.iter().map(|u| u.to_string()).collect();
+        extract(&target, &order, pages, false, false)
     }
 
     fn page(text: &str, title: &str, as_of: &str, source_type: &str) -> PageRead {

@@ -1,7 +1,7 @@
 //! The tool contract: the [`Tool`] trait, what a call returns, the calling
 //! agent as a tool sees it ([`AgentCx`]), one agent's [`ToolRegistry`], the
-//! run's [`ToolSet`] (the MCP, sandbox and custom tools that join the
-//! built-ins) and every built-in tool's name ([`names`]). The tools
+//! run's [`ToolSet`] (the skills', MCP, custom and sandbox tools that join
+//! the built-ins) and every built-in tool's name ([`names`]). The tools
 //! themselves live in `engine::tools`; the agent loop, the prompts and the
 //! offline model need only this file.
 //!
@@ -18,7 +18,7 @@
 
 use crate::sync::LockExt;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use schemars::generate::SchemaSettings;
@@ -148,7 +148,7 @@ pub struct AgentState {
 /// The calling agent, as a tool sees it.
 pub struct AgentCx {
     pub run: Arc<RunCtx>,
-    /// The run's MCP, sandbox and custom tools (one set for every agent).
+    /// The tools the run started (one set for every agent).
     pub tools: Arc<ToolSet>,
     pub agent: String,
     /// The aspect a sub-researcher works on (empty for the orchestrator).
@@ -410,37 +410,27 @@ impl ToolRegistry {
     }
 }
 
-/// The tools that join the built-ins once they have started or described
-/// themselves (each is set once, at run start), for every agent of the run.
+/// The tools a run started (`engine::tools::ToolProvider`: its skills',
+/// MCP servers', custom and sandbox tools), offered to every agent of the
+/// run after its built-ins, in the providers' order.
 #[derive(Default)]
 pub struct ToolSet {
-    /// The tools of the user's MCP servers.
-    pub mcp: OnceLock<Vec<Arc<dyn Tool>>>,
-    /// `execute`, when a sandbox is available.
-    pub execute: OnceLock<Arc<dyn Tool>>,
-    /// The drop-in custom tools.
-    pub custom: OnceLock<Vec<Arc<dyn Tool>>>,
+    tools: Vec<Arc<dyn Tool>>,
 }
 
 impl ToolSet {
-    /// The MCP tools every agent is offered (none before start-up).
-    pub fn mcp(&self) -> &[Arc<dyn Tool>] {
-        self.mcp.get().map(Vec::as_slice).unwrap_or(&[])
+    pub fn new(tools: Vec<Arc<dyn Tool>>) -> Self {
+        ToolSet { tools }
     }
 
-    /// `execute` when the run has a sandbox, else nothing.
-    pub fn execute(&self) -> &[Arc<dyn Tool>] {
-        self.execute.get().map(std::slice::from_ref).unwrap_or(&[])
-    }
-
-    /// The custom tools every agent is offered (none before they are described).
-    pub fn custom(&self) -> &[Arc<dyn Tool>] {
-        self.custom.get().map(Vec::as_slice).unwrap_or(&[])
+    /// Every tool the run started, in the order they are offered.
+    pub fn tools(&self) -> &[Arc<dyn Tool>] {
+        &self.tools
     }
 
     /// Ends what the run's tools hold open (the sandbox session).
     pub async fn close(&self) {
-        for tool in self.mcp().iter().chain(self.custom()).chain(self.execute()) {
+        for tool in &self.tools {
             tool.close().await;
         }
     }

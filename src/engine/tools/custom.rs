@@ -21,7 +21,7 @@ use crate::config::CustomToolsSettings;
 use crate::custom_tools::{self, Described, RunError};
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
-use crate::engine::tool::{AgentCx, Tool, ToolKind, ToolOutput, ToolSet};
+use crate::engine::tool::{AgentCx, Tool, ToolKind, ToolOutput};
 use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 
 /// How a custom tool's results are attributed.
@@ -47,9 +47,27 @@ pub struct CustomTool {
 /// Describes the tools of the configured folder and offers the working
 /// ones to every agent; each broken one is a warning naming the file and
 /// the fix, and the run goes on without it.
-pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &CustomToolsSettings) {
+pub struct Folder;
+
+#[async_trait]
+impl super::ToolProvider for Folder {
+    async fn start(
+        &self,
+        run: &Arc<RunCtx>,
+        settings: &crate::config::Settings,
+        taken: &mut HashSet<String>,
+    ) -> Vec<Arc<dyn Tool>> {
+        start(run, &settings.custom_tools, taken).await
+    }
+}
+
+async fn start(
+    run: &Arc<RunCtx>,
+    settings: &CustomToolsSettings,
+    taken: &mut HashSet<String>,
+) -> Vec<Arc<dyn Tool>> {
     let Some(dir) = &settings.dir else {
-        return;
+        return Vec::new();
     };
     if !dir.is_dir() {
         run.emitter.warning(
@@ -60,7 +78,7 @@ pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &CustomToolsSetti
                 dir.display()
             ),
         );
-        return;
+        return Vec::new();
     }
     let toolbox = match custom_tools::discover(dir).await {
         Ok(t) => t,
@@ -73,7 +91,7 @@ pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &CustomToolsSetti
                     dir.display()
                 ),
             );
-            return;
+            return Vec::new();
         }
     };
     for b in &toolbox.broken {
@@ -89,7 +107,7 @@ pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &CustomToolsSetti
         );
     }
     if toolbox.tools.is_empty() {
-        return;
+        return Vec::new();
     }
     let calls = run.run_dir.path().join(CALLS_FOLDER);
     if let Err(e) = std::fs::create_dir_all(&calls) {
@@ -101,29 +119,23 @@ pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &CustomToolsSetti
                 calls.display()
             ),
         );
-        return;
+        return Vec::new();
     }
-    let tools = build_tools(run, set, toolbox.tools, settings.timeout);
+    let tools = build_tools(run, taken, toolbox.tools, settings.timeout);
     tracing::debug!(count = tools.len(), "custom tools ready");
-    let _ = set.custom.set(tools);
+    tools
 }
 
 /// The tools named uniquely beside the built-in and MCP ones.
 fn build_tools(
     run: &RunCtx,
-    set: &ToolSet,
+    taken: &mut HashSet<String>,
     described: Vec<Described>,
     timeout: Duration,
 ) -> Vec<Arc<dyn Tool>> {
-    let mut taken: HashSet<String> = super::orchestrator_builtins()
-        .names()
-        .chain(super::subresearcher_builtins().names())
-        .chain(set.mcp().iter().map(|t| t.name()))
-        .map(str::to_ascii_lowercase)
-        .collect();
     let mut out: Vec<Arc<dyn Tool>> = Vec::new();
     for tool in described {
-        let name = crate::mcp::names::unique_name(&tool.name, &mut taken);
+        let name = crate::mcp::names::unique_name(&tool.name, taken);
         if name != tool.name {
             run.emitter.warning(
                 MAIN_AGENT,

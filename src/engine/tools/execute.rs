@@ -6,7 +6,7 @@
 //! (`<run_dir>/workspace`, `/workspace` inside) and are listed.
 
 use crate::sync::LockExt;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -20,7 +20,7 @@ use sha2::Digest;
 use crate::config::ExecSettings;
 use crate::engine::context::RunCtx;
 use crate::engine::tool::names::EXECUTE;
-use crate::engine::tool::{AgentCx, ToolDisplay, ToolOutput, ToolSet, TypedTool};
+use crate::engine::tool::{AgentCx, Tool, ToolDisplay, ToolOutput, TypedTool};
 use crate::evidence::injection;
 use crate::protocol::{ErrorClass, MAIN_AGENT, WarningCode};
 use crate::sandbox::{self, ExecOutcome, Language, Limits, Sandbox, SandboxError, Stopped};
@@ -110,9 +110,27 @@ fn escaping_links(root: &Path) -> Vec<(String, String)> {
 
 /// Picks the run's sandbox and, when there is one, offers `execute`.
 /// Offline runs get none: the extractive model never computes.
-pub async fn start(run: &RunCtx, set: &ToolSet, settings: &ExecSettings) {
+pub struct Sandboxed;
+
+#[async_trait]
+impl super::ToolProvider for Sandboxed {
+    async fn start(
+        &self,
+        run: &Arc<RunCtx>,
+        settings: &crate::config::Settings,
+        _: &mut HashSet<String>,
+    ) -> Vec<Arc<dyn Tool>> {
+        start(run, &settings.exec).await.into_iter().collect()
+    }
+
+    fn reserves(&self) -> &'static [&'static str] {
+        &[EXECUTE]
+    }
+}
+
+async fn start(run: &RunCtx, settings: &ExecSettings) -> Option<Arc<dyn Tool>> {
     if run.mode == crate::protocol::RunMode::Offline || !settings.enabled {
-        return;
+        return None;
     }
     let workspace = run.run_dir.workspace_dir();
     let offloads = sandbox::ReadOnlyMount {
@@ -123,9 +141,12 @@ pub async fn start(run: &RunCtx, set: &ToolSet, settings: &ExecSettings) {
         Ok(sb) => {
             tracing::info!(sandbox = %sb.describe(), "execute is available");
             let tool = Execute::new(sb, Limits::from_settings(settings), workspace);
-            let _ = set.execute.set(Arc::new(tool));
+            Some(Arc::new(tool))
         }
-        Err(u) => tracing::info!("no execute tool: {}; {}", u.why, u.fix),
+        Err(u) => {
+            tracing::info!("no execute tool: {}; {}", u.why, u.fix);
+            None
+        }
     }
 }
 

@@ -17,9 +17,10 @@ use tokio::sync::Semaphore;
 
 use super::tool_source::{PermanentFailures, ResultOrigin, canonical, failure, result_hash};
 use super::untrusted;
+use crate::config::Settings;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
-use crate::engine::tool::{AgentCx, Tool, ToolKind, ToolOutput, ToolSet};
+use crate::engine::tool::{AgentCx, Tool, ToolKind, ToolOutput};
 use crate::mcp::{self, McpConnection, names};
 use crate::protocol::{ErrorClass, MAIN_AGENT, StatusState, WarningCode};
 
@@ -60,16 +61,16 @@ pub struct Listed {
 /// The run's MCP tools, named uniquely beside the built-in ones. A server
 /// description carrying instructions aimed at agents is withheld (with a
 /// warning); the rest is spotlighted.
-pub fn build_tools(run: &RunCtx, servers: &[Listed], limits: Arc<McpLimits>) -> Vec<Arc<dyn Tool>> {
-    let mut taken: HashSet<String> = super::orchestrator_builtins()
-        .names()
-        .chain(super::subresearcher_builtins().names())
-        .map(str::to_ascii_lowercase)
-        .collect();
+fn build_tools(
+    run: &RunCtx,
+    servers: &[Listed],
+    limits: Arc<McpLimits>,
+    taken: &mut HashSet<String>,
+) -> Vec<Arc<dyn Tool>> {
     let mut out: Vec<Arc<dyn Tool>> = Vec::new();
     for server in servers {
         for t in &server.tools {
-            if let Some(tool) = build_tool(run, server, t, &mut taken, &limits) {
+            if let Some(tool) = build_tool(run, server, t, taken, &limits) {
                 out.push(Arc::new(tool));
             }
         }
@@ -139,9 +140,27 @@ fn build_tool(
 /// ends in `status: mcp_ready` or `status: mcp_error`, and the ready ones'
 /// tools are offered to every agent of the run. A dead or slow server never
 /// stops the others or the run.
-pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &mcp::McpSettings) {
+pub struct Servers;
+
+#[async_trait]
+impl super::ToolProvider for Servers {
+    async fn start(
+        &self,
+        run: &Arc<RunCtx>,
+        settings: &Settings,
+        taken: &mut HashSet<String>,
+    ) -> Vec<Arc<dyn Tool>> {
+        start(run, &settings.mcp, taken).await
+    }
+}
+
+async fn start(
+    run: &Arc<RunCtx>,
+    settings: &mcp::McpSettings,
+    taken: &mut HashSet<String>,
+) -> Vec<Arc<dyn Tool>> {
     if settings.servers.is_empty() && settings.replay_only.is_empty() {
-        return;
+        return Vec::new();
     }
     let results = mcp::connect_all(&settings.servers, settings.startup_timeout).await;
     let mut servers = Vec::new();
@@ -198,8 +217,7 @@ pub async fn start(run: &Arc<RunCtx>, set: &ToolSet, settings: &mcp::McpSettings
         rate_limit_max_wait: settings.rate_limit_max_wait,
         call_timeout: mcp::CALL_TIMEOUT,
     });
-    let tools = build_tools(run, &servers, limits);
-    let _ = set.mcp.set(tools);
+    build_tools(run, &servers, limits, taken)
 }
 
 /// Servers a resumed run was asked with but that are not configured now:

@@ -1,12 +1,15 @@
-//! The built-in tools, one file each, and the tools a run starts (its MCP
-//! servers', the sandbox's `execute`, the custom ones): [`start`] puts the
-//! run's [`ToolSet`] together, [`for_orchestrator`] and [`for_subresearcher`]
+//! The built-in tools, one file each, and the tools a run starts through
+//! its [`ToolProvider`]s (the skills' `read_skill`, the MCP servers', the
+//! custom ones, the sandbox's `execute`): [`start`] puts the run's
+//! [`ToolSet`] together, [`for_orchestrator`] and [`for_subresearcher`]
 //! each agent's registry. The contract the tools implement, and their
 //! names, are `engine::tool`.
 //!
 //! Adding a tool: a new file with its `TypedTool` impl (arguments a serde
 //! struct deriving `JsonSchema`: the schema is derived from it), its name in
-//! `tool::names`, and one line in the agent's list below.
+//! `tool::names`, and one line in the agent's list below. A tool offered
+//! only sometimes is a [`ToolProvider`] instead: its file, its name, and
+//! one row in [`PROVIDERS`].
 
 pub mod clarify;
 pub mod custom;
@@ -22,7 +25,10 @@ mod todos;
 mod tool_source;
 mod untrusted;
 
+use std::collections::HashSet;
 use std::sync::Arc;
+
+use async_trait::async_trait;
 
 pub use clarify::RequestClarification;
 pub use fetch::{FetchUrl, ReadSource};
@@ -39,15 +45,59 @@ use super::tool::names::REQUEST_CLARIFICATION;
 use super::tool::{AgentCx, Tool, ToolRegistry, ToolSet};
 use crate::config::Settings;
 
-/// Starts the run's own tools: its MCP servers, the sandbox's `execute`,
-/// then the custom tools (after MCP: their names keep clear of the
-/// servers' tools).
+/// A kind of tool the run starts rather than always has (a plug-in
+/// point): it looks at the run and its settings once, at run start, and
+/// offers its tools (perhaps none) to every agent of the run after their
+/// built-ins. What a tool holds open ends with [`Tool::close`] when the
+/// research ends ([`ToolSet::close`]).
+#[async_trait]
+pub trait ToolProvider: Send + Sync {
+    /// This provider's tools for the run. `taken` holds every name already
+    /// offered (lower-case): a tool whose own name is taken is renamed, and
+    /// each name offered is added.
+    async fn start(
+        &self,
+        run: &Arc<RunCtx>,
+        settings: &Settings,
+        taken: &mut HashSet<String>,
+    ) -> Vec<Arc<dyn Tool>>;
+
+    /// The names of dra's own tools this provider may offer: no other
+    /// started tool takes them, offered or not.
+    fn reserves(&self) -> &'static [&'static str] {
+        &[]
+    }
+}
+
+/// Every tool provider, in the order their tools are started and offered:
+/// the skills' reader, the MCP servers', the custom ones (after MCP: their
+/// names keep clear of the servers' tools), the sandbox's `execute`.
+static PROVIDERS: &[&dyn ToolProvider] = &[
+    &read_skill::Skills,
+    &mcp::Servers,
+    &custom::Folder,
+    &execute::Sandboxed,
+];
+
+/// Starts every provider's tools for the run.
 pub async fn start(run: &Arc<RunCtx>, settings: &Settings) -> Arc<ToolSet> {
-    let set = Arc::new(ToolSet::default());
-    mcp::start(run, &set, &settings.mcp).await;
-    execute::start(run, &set, &settings.exec).await;
-    custom::start(run, &set, &settings.custom_tools).await;
-    set
+    let mut taken = reserved_names();
+    let mut tools = Vec::new();
+    for provider in PROVIDERS {
+        tools.extend(provider.start(run, settings, &mut taken).await);
+    }
+    Arc::new(ToolSet::new(tools))
+}
+
+/// The names no started tool may take: every agent's built-ins and dra's
+/// own tools a provider may offer.
+fn reserved_names() -> HashSet<String> {
+    orchestrator_builtins()
+        .names()
+        .chain(subresearcher_builtins().names())
+        .chain(PROVIDERS.iter().flat_map(|p| p.reserves().iter().copied()))
+        .map(str::to_ascii_lowercase)
+        .collect()
 }
 
 /// The lead agent's tools in this run: its built-ins (asking for
@@ -57,12 +107,12 @@ pub fn for_orchestrator(cx: &AgentCx, clarify: ClarifyMode) -> ToolRegistry {
         ClarifyMode::Never => orchestrator_builtins().without(REQUEST_CLARIFICATION),
         ClarifyMode::Stop | ClarifyMode::Wait => orchestrator_builtins(),
     };
-    with_run_tools(builtins, cx)
+    builtins.with(cx.tools.tools())
 }
 
 /// A sub-researcher's tools in this run: its built-ins, then the run's.
 pub fn for_subresearcher(cx: &AgentCx) -> ToolRegistry {
-    with_run_tools(subresearcher_builtins(), cx)
+    subresearcher_builtins().with(cx.tools.tools())
 }
 
 /// The orchestrator's built-in tools.
@@ -87,20 +137,6 @@ fn subresearcher_builtins() -> ToolRegistry {
         Arc::new(ReadSource),
         Arc::new(SubmitFindings),
     ])
-}
-
-/// `registry` with `read_skill` when the run found any skill, then the
-/// run's MCP, custom and sandbox tools.
-fn with_run_tools(registry: ToolRegistry, cx: &AgentCx) -> ToolRegistry {
-    let registry = if cx.run.skills.is_empty() {
-        registry
-    } else {
-        registry.with(&[Arc::new(ReadSkill) as Arc<dyn Tool>])
-    };
-    registry
-        .with(cx.tools.mcp())
-        .with(cx.tools.custom())
-        .with(cx.tools.execute())
 }
 
 #[cfg(test)]
@@ -228,7 +264,7 @@ mod tests {
         let offered: std::collections::BTreeSet<&str> = builtins
             .names()
             .chain(sub.names())
-            .chain([names::READ_SKILL, names::EXECUTE])
+            .chain(PROVIDERS.iter().flat_map(|p| p.reserves().iter().copied()))
             .collect();
         assert_eq!(checked, offered);
     }

@@ -5,18 +5,46 @@
 //! the folder. A `skill` event fires the first time each skill is read in a
 //! run.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::config::Settings;
+use crate::engine::context::RunCtx;
 use crate::engine::tool::names::READ_SKILL;
-use crate::engine::tool::{AgentCx, ToolOutput, TypedTool};
+use crate::engine::tool::{AgentCx, Tool, ToolOutput, TypedTool};
 use crate::protocol::EventBody;
 
 /// The `state` of a `skill` event when a skill is read.
 pub const APPLIED: &str = "applied";
 
 pub struct ReadSkill;
+
+/// Offers `read_skill` when the run found any skill.
+pub struct Skills;
+
+#[async_trait]
+impl super::ToolProvider for Skills {
+    async fn start(
+        &self,
+        run: &Arc<RunCtx>,
+        _: &Settings,
+        _: &mut HashSet<String>,
+    ) -> Vec<Arc<dyn Tool>> {
+        if run.skills.is_empty() {
+            Vec::new()
+        } else {
+            vec![Arc::new(ReadSkill)]
+        }
+    }
+
+    fn reserves(&self) -> &'static [&'static str] {
+        &[READ_SKILL]
+    }
+}
 
 #[derive(Deserialize, JsonSchema)]
 pub struct Args {

@@ -515,6 +515,15 @@ fn tokens(sentence: &str) -> Vec<Token<'_>> {
     out
 }
 
+/// A capitalised compound that opens with a function word ("All-American",
+/// "All-Star", "Non-League"): English makes adjectives and titles this way,
+/// never a person's name.
+fn is_compound_modifier(w: &str) -> bool {
+    w.split_once('-').is_some_and(|(head, rest)| {
+        !rest.is_empty() && FUNCTION_CAPS.contains(&head.to_lowercase().as_str())
+    })
+}
+
 fn is_capitalised(w: &str) -> bool {
     let mut chars = w.chars();
     chars.next().is_some_and(char::is_uppercase) && w.chars().any(char::is_alphabetic)
@@ -591,10 +600,12 @@ fn names(sentence: &str, ty: AnswerType, cx: &SpanContext) -> Vec<Span> {
         }
         // A label before a person's name ("Winner Novak Djokovic", "Chief
         // Executive Jane Doe"): words the texts also write in lowercase,
-        // while two words of the name are left.
+        // while two words of the name are left; a compound modifier
+        // ("All-American Jane Doe") is one too.
         while ty == AnswerType::Person
-            && b - a > 2
-            && cx.common.contains(&toks[a].core.to_lowercase())
+            && a < b
+            && (b - a > 2 && cx.common.contains(&toks[a].core.to_lowercase())
+                || is_compound_modifier(toks[a].core))
         {
             a += 1;
         }
@@ -987,6 +998,18 @@ mod tests {
         assert_eq!(
             texts(&spans(s, AnswerType::Person, &cx)),
             vec!["Joe Burrow"]
+        );
+    }
+
+    #[test]
+    fn a_compound_modifier_is_no_person() {
+        let cx = SpanContext::new("Who won the Quokka Trophy in 2017?", &[]);
+        let s = "He was a 2017 consensus All-American after All-Star Jane Doe left.";
+        assert_eq!(texts(&spans(s, AnswerType::Person, &cx)), vec!["Jane Doe"]);
+        let s = "The 2017 trophy went to Jean-Luc Picard.";
+        assert_eq!(
+            texts(&spans(s, AnswerType::Person, &cx)),
+            vec!["Jean-Luc Picard"]
         );
     }
 

@@ -689,6 +689,29 @@ fn years_in(text: &str) -> BTreeSet<u32> {
         .collect()
 }
 
+/// Whether a sentence tells when a source was read, not when anything
+/// happened ("Retrieved January 8, 2017.", a citation's access date).
+fn is_access_date(sentence: &str) -> bool {
+    let first = sentence
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    matches!(first.as_str(), "retrieved" | "accessed" | "archived")
+}
+
+/// Whether sentence `si` is the title of a cited work in a list of
+/// references ("\"Manti Te'o wins ... awards\". Hawaii News Now.
+/// Retrieved January 8, 2017."), naming no year asked: the entry's date is
+/// when the work was read, so it tells nothing of the year asked.
+fn undated_reference(asked: &BTreeSet<u32>, p: &Passage<'_>, si: usize) -> bool {
+    !asked.is_empty()
+        && asked.is_disjoint(&years_in(p.sentences[si]))
+        && (si + 1..si + 3)
+            .filter_map(|j| p.sentences.get(j))
+            .any(|s| is_access_date(s))
+}
+
 /// Whether a sentence names years, none of them one the question asks about.
 fn other_year(asked: &BTreeSet<u32>, sentence: &str) -> bool {
     let named = years_in(sentence);
@@ -827,6 +850,9 @@ fn coverages(
                 coverage *= 0.5;
             }
             if another || other_entry {
+                coverage *= 0.5;
+            }
+            if undated_reference(&years_asked, p, si) {
                 coverage *= 0.5;
             }
             // A sentence about another release ("SQLite version 3.14.1
@@ -1261,6 +1287,17 @@ mod tests {
             answer("Who is the Harwick Medal winner in 2031?", &texts[1..]),
             None
         );
+    }
+
+    #[test]
+    fn a_cited_title_tells_no_year_of_its_own() {
+        // Invented names: an entry of a list of references, whose only date
+        // is when the cited work was read.
+        let q = "Who is the Harwick Medal winner in 2031?";
+        let cited = "\"Tomas Brell wins Harwick, Kestrel player-of-the-year medals\". Dunmore News. Retrieved January 8, 2031.";
+        assert_eq!(answer(q, &[cited]), None);
+        let dated = "Tomas Brell wins the 2031 Harwick and Kestrel medals. Dunmore News.";
+        assert_eq!(answer(q, &[dated]).as_deref(), Some("Tomas Brell"));
     }
 
     #[test]

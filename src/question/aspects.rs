@@ -314,6 +314,44 @@ fn resolve_one(clause: &str, before: &[String]) -> String {
     out.join(" ")
 }
 
+/// A later clause asking "which one" of what an earlier one named
+/// ("What can I put after ON CONFLICT ..., and which one applies if I don't
+/// say?"), led by that name so it reads alone ("ON CONFLICT: which one
+/// applies if I don't say"). A clause naming something itself is as it is.
+fn name_which_one(clause: &str, before: &[String]) -> String {
+    let lower = clause.to_lowercase();
+    let asks_one = ["which one", "which ones", "what one"]
+        .iter()
+        .any(|p| lower.starts_with(p) && lower[p.len()..].starts_with([' ', '?', ',']));
+    if !asks_one || first_name(clause).is_some() {
+        return clause.to_string();
+    }
+    match before.iter().rev().find_map(|c| first_name(c)) {
+        Some(name) => format!("{name}: {clause}"),
+        None => clause.to_string(),
+    }
+}
+
+/// The first run of capitalised words of a clause after its first word
+/// ("ON CONFLICT" of "What can I put after ON CONFLICT in SQLite"); "I" is
+/// no name.
+fn first_name(clause: &str) -> Option<String> {
+    let mut run: Vec<&str> = Vec::new();
+    for w in clause.split_whitespace().skip(1) {
+        let core = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        let named = core != "I" && core.chars().next().is_some_and(char::is_uppercase);
+        if named {
+            run.push(core);
+        } else if !run.is_empty() {
+            break;
+        }
+        if !run.is_empty() && core.len() < w.len() && w.ends_with([',', ';', ':', '?']) {
+            break;
+        }
+    }
+    (!run.is_empty()).then(|| run.join(" "))
+}
+
 /// The last "a X" / "an X" of a clause, X a word that is not a function
 /// word ("a bigint" in "the largest number a bigint can hold").
 fn indefinite_phrase(clause: &str) -> Option<String> {
@@ -426,7 +464,10 @@ fn by_clause(
                 let c = if i == 0 {
                     c.clone()
                 } else {
-                    resolve_one(&resolve_pronouns(c, topic), &clauses[..i])
+                    name_which_one(
+                        &resolve_one(&resolve_pronouns(c, topic), &clauses[..i]),
+                        &clauses[..i],
+                    )
                 };
                 out.push(label(&c));
                 // A list inside a compound question also needs evidence per item.
@@ -880,6 +921,29 @@ mod tests {
                 "How does write-ahead logging work in SQLite",
                 "When does write-ahead logging checkpoint"
             ],
+        );
+    }
+
+    #[test]
+    fn which_one_is_led_by_the_name_it_picks_from() {
+        assert_eq!(
+            aspects(
+                "What can I pass to WITH QUOKKA in Zarbase, and which one applies if I don't say?",
+                None
+            ),
+            [
+                "What can I pass to WITH QUOKKA in Zarbase",
+                "WITH QUOKKA: which one applies if I don't say"
+            ]
+        );
+        // A clause naming its own thing, or with nothing named before, stays.
+        assert_eq!(
+            name_which_one("which one does Zarbase pick", &["What modes exist".into()]),
+            "which one does Zarbase pick"
+        );
+        assert_eq!(
+            name_which_one("which one is cheaper", &["what do the plans cost".into()]),
+            "which one is cheaper"
         );
     }
 

@@ -533,10 +533,45 @@ const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
     ),
 ];
 
+/// "which one", "which ones": the pronoun after a question word.
+fn regex_which_one() -> &'static regex::Regex {
+    static WHICH_ONE: LazyLock<regex::Regex> =
+        LazyLock::new(|| crate::re(r"(?i)\b(which|what)\s+ones?\b"));
+    &WHICH_ONE
+}
+
+/// The words that tell what holds when nothing is chosen.
+const DEFAULT_WORDS: &[&str] = &["default", "omitted", "otherwise"];
+
+/// An aspect that asks what holds when the user chooses nothing, without
+/// the words of that condition: a negated condition on the asker ("if I
+/// don't say", "if you do not set") or a choice left out ("when
+/// unspecified", "if omitted"). `None` when it asks something else.
+pub(super) fn left_out(aspect: &str) -> Option<String> {
+    static LEFT_OUT: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(
+            r"(?i)\b(?:if|when|unless) (?:i|you|we|they|one|the user) (?:don'?t|do not|didn'?t|did not|never)(?: \w+)?|\b(?:(?:if|when) (?:it is |it's )?)?(?:unspecified|not specified|omitted|left out)\b|\bwithout specifying\b",
+        )
+    });
+    let text = aspect.replace('\u{2019}', "'");
+    LEFT_OUT
+        .is_match(&text)
+        .then(|| LEFT_OUT.replace_all(&text, " ").into_owned())
+}
+
 /// The aspect's own stems, and with `thesaurus` the words and value kinds
 /// of the thesaurus rows its words belong to.
 pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
     let st = stemmer();
+    // "Which one applies if I don't say" asks for the default: what holds
+    // when nothing is chosen. The words of the condition are not what a
+    // sentence about it holds.
+    let left_out = left_out(aspect);
+    let aspect = left_out.as_deref().unwrap_or(aspect);
+    // "Which one" asks for one of the things named before: "one" is a
+    // pronoun there, not a number.
+    let pronoun = regex_which_one().replace_all(aspect, "$1");
+    let aspect = pronoun.as_ref();
     let aspect_words: Vec<String> = words(aspect)
         .filter(|w| !STOP.contains(&w.as_str()) && w.len() > 2)
         .collect();
@@ -547,6 +582,9 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
         .flatten()
         .map(|w| st.stem(&w).into_owned())
         .collect();
+    if left_out.is_some() {
+        stems.extend(DEFAULT_WORDS.iter().map(|w| st.stem(w).into_owned()));
+    }
     let mut phrases = Vec::new();
     let mut values = Vec::new();
     for (row, (keys, expansions)) in THESAURUS.iter().enumerate() {
@@ -616,6 +654,42 @@ pub(super) fn expansion_words(aspect: &str) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_choice_left_out_asks_for_the_default() {
+        let st = stemmer();
+        for (asked, left) in [
+            ("which one applies if I don't say", "which one applies"),
+            (
+                "What mode does Quokka use if you do not set one?",
+                "What mode does Quokka use one?",
+            ),
+            (
+                "What encoding is used when unspecified?",
+                "What encoding is used ?",
+            ),
+        ] {
+            let got = left_out(asked).unwrap_or_default();
+            assert_eq!(
+                got.split_whitespace().collect::<Vec<_>>(),
+                left.split_whitespace().collect::<Vec<_>>(),
+                "{asked}"
+            );
+            let stems = terms_for(asked, false).stems;
+            assert!(stems.contains(st.stem("default").as_ref()), "{asked}");
+            assert!(
+                !stems.contains("say") && !stems.contains("set"),
+                "{stems:?}"
+            );
+        }
+        for other in [
+            "What did the council say about the plan?",
+            "If I want WAL mode, what do I run?",
+            "Which options can I set?",
+        ] {
+            assert_eq!(left_out(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn aspect_words_match_both_spellings() {

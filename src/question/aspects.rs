@@ -320,9 +320,13 @@ fn resolve_one(clause: &str, before: &[String]) -> String {
 /// applies if I don't say"). A clause naming something itself is as it is.
 fn name_which_one(clause: &str, before: &[String]) -> String {
     let lower = clause.to_lowercase();
-    let asks_one = ["which one", "which ones", "what one"]
-        .iter()
-        .any(|p| lower.starts_with(p) && lower[p.len()..].starts_with([' ', '?', ',']));
+    let asks_one = ["which one", "which ones", "what one"].iter().any(|p| {
+        lower.strip_prefix(p).is_some_and(|rest| {
+            rest.chars()
+                .next()
+                .is_none_or(|c| matches!(c, ' ' | '?' | ','))
+        })
+    });
     if !asks_one || first_name(clause).is_some() {
         return clause.to_string();
     }
@@ -944,6 +948,14 @@ mod tests {
         assert_eq!(
             name_which_one("which one is cheaper", &["what do the plans cost".into()]),
             "which one is cheaper"
+        );
+        assert_eq!(
+            name_which_one("which one", &["What do Zarbase plans cost".into()]),
+            "Zarbase: which one"
+        );
+        assert_eq!(
+            name_which_one("which oneself", &["What do Zarbase plans cost".into()]),
+            "which oneself"
         );
     }
 

@@ -533,13 +533,6 @@ const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
     ),
 ];
 
-/// "which one", "which ones": the pronoun after a question word.
-fn regex_which_one() -> &'static regex::Regex {
-    static WHICH_ONE: LazyLock<regex::Regex> =
-        LazyLock::new(|| crate::re(r"(?i)\b(which|what)\s+ones?\b"));
-    &WHICH_ONE
-}
-
 /// The words that tell what holds when nothing is chosen.
 const DEFAULT_WORDS: &[&str] = &["default", "omitted", "otherwise"];
 
@@ -547,7 +540,7 @@ const DEFAULT_WORDS: &[&str] = &["default", "omitted", "otherwise"];
 /// the words of that condition: a negated condition on the asker ("if I
 /// don't say", "if you do not set") or a choice left out ("when
 /// unspecified", "if omitted"). `None` when it asks something else.
-pub(super) fn left_out(aspect: &str) -> Option<String> {
+fn left_out(aspect: &str) -> Option<String> {
     static LEFT_OUT: LazyLock<regex::Regex> = LazyLock::new(|| {
         crate::re(
             r"(?i)\b(?:if|when|unless) (?:i|you|we|they|one|the user) (?:don'?t|do not|didn'?t|did not|never)(?: \w+)?|\b(?:(?:if|when) (?:it is |it's )?)?(?:unspecified|not specified|omitted|left out)\b|\bwithout specifying\b",
@@ -570,7 +563,9 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
     let aspect = left_out.as_deref().unwrap_or(aspect);
     // "Which one" asks for one of the things named before: "one" is a
     // pronoun there, not a number.
-    let pronoun = regex_which_one().replace_all(aspect, "$1");
+    static WHICH_ONE: LazyLock<regex::Regex> =
+        LazyLock::new(|| crate::re(r"(?i)\b(which|what)\s+ones?\b"));
+    let pronoun = WHICH_ONE.replace_all(aspect, "$1");
     let aspect = pronoun.as_ref();
     let aspect_words: Vec<String> = words(aspect)
         .filter(|w| !STOP.contains(&w.as_str()) && w.len() > 2)

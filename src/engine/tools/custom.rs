@@ -126,7 +126,8 @@ async fn start(
     tools
 }
 
-/// The tools named uniquely beside the built-in and MCP ones.
+/// The tools, each named apart from every name already `taken` (the
+/// built-ins', the MCP servers').
 fn build_tools(
     run: &RunCtx,
     taken: &mut HashSet<String>,

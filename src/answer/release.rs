@@ -27,7 +27,7 @@ fn release_of(number: &str) -> Option<Release> {
     // "Super Bowl 2021", "release 2019": a year, which tells a time, not a
     // release (the year rules of the vote read it).
     if let [y] = parts[..]
-        && (1500..=2100).contains(&y)
+        && super::spans::is_year(y)
     {
         return None;
     }

@@ -218,8 +218,13 @@ pub fn spans(sentence: &str, ty: AnswerType, cx: &SpanContext) -> Vec<Span> {
     }
 }
 
+/// Whether a whole number is a year a text may name (1500 to 2100).
+pub(super) fn is_year(n: u32) -> bool {
+    (1500..=2100).contains(&n)
+}
+
 fn is_year_span(sentence: &str, s: &Span) -> bool {
-    matches!(&s.key, Key::Number { value, unit } if unit.is_empty() && (1500.0..=2100.0).contains(value) && value.fract() == 0.0)
+    matches!(&s.key, Key::Number { value, unit } if unit.is_empty() && f64::from(*value as u32) == *value && is_year(*value as u32))
         && sentence[s.start..s.end].trim().len() == 4
 }
 

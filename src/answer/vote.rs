@@ -685,7 +685,7 @@ fn years_in(text: &str) -> BTreeSet<u32> {
     text.split(|c: char| !c.is_ascii_digit())
         .filter(|d| d.len() == 4)
         .filter_map(|d| d.parse().ok())
-        .filter(|y| (1500..=2100).contains(y))
+        .filter(|&y| super::spans::is_year(y))
         .collect()
 }
 

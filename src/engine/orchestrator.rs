@@ -339,7 +339,7 @@ async fn research(
     request: &AskRequest,
     unclear: bool,
 ) -> Option<AgentEnd> {
-    let tools = super::tools::start(ctx, &config.settings).await;
+    let tools = super::tools::start(ctx).await;
     let cx = Arc::new(AgentCx::new(ctx.clone(), tools.clone(), MAIN_AGENT, ""));
     let spec = orchestrator_spec(&cx, config);
     let end = if unclear {

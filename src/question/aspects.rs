@@ -940,23 +940,32 @@ mod tests {
                 "WITH QUOKKA: which one applies if I don't say"
             ]
         );
-        // A clause naming its own thing, or with nothing named before, stays.
-        assert_eq!(
-            name_which_one("which one does Zarbase pick", &["What modes exist".into()]),
-            "which one does Zarbase pick"
-        );
-        assert_eq!(
-            name_which_one("which one is cheaper", &["what do the plans cost".into()]),
-            "which one is cheaper"
-        );
-        assert_eq!(
-            name_which_one("which one", &["What do Zarbase plans cost".into()]),
-            "Zarbase: which one"
-        );
-        assert_eq!(
-            name_which_one("which oneself", &["What do Zarbase plans cost".into()]),
-            "which oneself"
-        );
+        // A clause naming its own thing, or with nothing named before, or
+        // not asking "which one", stays; one ending at "which one" is led.
+        for (clause, before, led) in [
+            (
+                "which one does Zarbase pick",
+                "What modes exist",
+                "which one does Zarbase pick",
+            ),
+            (
+                "which one is cheaper",
+                "what do the plans cost",
+                "which one is cheaper",
+            ),
+            (
+                "which one",
+                "What do Zarbase plans cost",
+                "Zarbase: which one",
+            ),
+            (
+                "which oneself",
+                "What do Zarbase plans cost",
+                "which oneself",
+            ),
+        ] {
+            assert_eq!(name_which_one(clause, &[before.into()]), led);
+        }
     }
 
     #[test]

@@ -1014,24 +1014,15 @@ mod tests {
 
     #[test]
     fn a_keyword_written_in_capitals_outweighs_the_common_words_around_it() {
-        let mut pages = BTreeMap::new();
-        pages.insert(
-            "u".to_string(),
-            page(
-                &format!(
-                    "Each column in a table gets an affinity.\n{}\nExample Typenames | Resulting Affinity\nDATE QUOKKATIME | NUMERIC\nTEXT CLOB | TEXT",
-                    (1..=12)
-                        .map(|i| format!("Rule {i} gives a column declared one way its affinity."))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                ),
-                "Datatypes",
-                "2026-01-01",
-                "other",
-            ),
+        let text = format!(
+            "Each column in a table gets an affinity.\n{}\nExample Typenames | Resulting Affinity\nDATE QUOKKATIME | NUMERIC\nTEXT CLOB | TEXT",
+            (1..=12)
+                .map(|i| format!("Rule {i} gives a column declared one way its affinity."))
+                .collect::<Vec<_>>()
+                .join("\n")
         );
         let q = "What affinity does a column declared as QUOKKATIME get?";
-        let f = ask(q, "", &pages, &["u"]);
+        let f = ask_one_page(q, &text, "Datatypes");
         assert_eq!(
             f[0].sentence,
             "DATE QUOKKATIME | NUMERIC",
@@ -1046,18 +1037,9 @@ mod tests {
 
     #[test]
     fn an_identifier_the_question_names_outweighs_its_common_words() {
-        let mut pages = BTreeMap::new();
-        pages.insert(
-            "u".to_string(),
-            page(
-                "Many people call a backup script from cron to start the backup of the database. The function start_copy() has been renamed to copy_begin() in this release. Scripts calling it must change.",
-                "Release notes",
-                "2026-01-01",
-                "other",
-            ),
-        );
+        let text = "Many people call a backup script from cron to start the backup of the database. The function start_copy() has been renamed to copy_begin() in this release. Scripts calling it must change.";
         let q = "My backup script calls start_copy(). What happened to it?";
-        let f = ask(q, "", &pages, &["u"]);
+        let f = ask_one_page(q, text, "Release notes");
         assert_eq!(
             f[0].sentence,
             "The function start_copy() has been renamed to copy_begin() in this release.",
@@ -1080,6 +1062,12 @@ mod tests {
         };
         let order: Vec<String> = order.iter().map(|u| u.to_string()).collect();
         extract(&target, &order, pages, false, false)
+    }
+
+    /// What [`ask`] finds for `question` on one page of `text`.
+    fn ask_one_page(question: &str, text: &str, title: &str) -> Vec<Candidate> {
+        let pages = BTreeMap::from([("u".to_string(), page(text, title, "2026-01-01", "other"))]);
+        ask(question, "", &pages, &["u"])
     }
 
     fn page(text: &str, title: &str, as_of: &str, source_type: &str) -> PageRead {

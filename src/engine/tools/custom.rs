@@ -17,7 +17,6 @@ use serde_json::{Map, Value, json};
 
 use super::tool_source::failure;
 use super::tool_source::{PermanentFailures, ResultOrigin, canonical, result_hash};
-use crate::config::CustomToolsSettings;
 use crate::custom_tools::{self, Described, RunError};
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
@@ -51,79 +50,67 @@ pub struct Folder;
 
 #[async_trait]
 impl super::ToolProvider for Folder {
-    async fn start(
-        &self,
-        run: &Arc<RunCtx>,
-        settings: &crate::config::Settings,
-        taken: &mut HashSet<String>,
-    ) -> Vec<Arc<dyn Tool>> {
-        start(run, &settings.custom_tools, taken).await
-    }
-}
-
-async fn start(
-    run: &Arc<RunCtx>,
-    settings: &CustomToolsSettings,
-    taken: &mut HashSet<String>,
-) -> Vec<Arc<dyn Tool>> {
-    let Some(dir) = &settings.dir else {
-        return Vec::new();
-    };
-    if !dir.is_dir() {
-        run.emitter.warning(
-            MAIN_AGENT,
-            WarningCode::Other,
-            format!(
-                "DRA_CUSTOM_TOOLS_DIR {} is not a folder: no custom tools in this run (point it at a folder of executables, or unset it)",
-                dir.display()
-            ),
-        );
-        return Vec::new();
-    }
-    let toolbox = match custom_tools::discover(dir).await {
-        Ok(t) => t,
-        Err(e) => {
+    async fn start(&self, run: &Arc<RunCtx>, taken: &mut HashSet<String>) -> Vec<Arc<dyn Tool>> {
+        let settings = &run.settings.custom_tools;
+        let Some(dir) = &settings.dir else {
+            return Vec::new();
+        };
+        if !dir.is_dir() {
             run.emitter.warning(
                 MAIN_AGENT,
                 WarningCode::Other,
                 format!(
-                    "cannot read the custom tools folder {}: {e}; no custom tools in this run",
+                    "DRA_CUSTOM_TOOLS_DIR {} is not a folder: no custom tools in this run (point it at a folder of executables, or unset it)",
                     dir.display()
                 ),
             );
             return Vec::new();
         }
-    };
-    for b in &toolbox.broken {
-        run.emitter.warning(
-            MAIN_AGENT,
-            WarningCode::Other,
-            format!(
-                "custom tool {} is left out: {}. Fix: {}",
-                b.file.display(),
-                b.why,
-                b.fix
-            ),
-        );
+        let toolbox = match custom_tools::discover(dir).await {
+            Ok(t) => t,
+            Err(e) => {
+                run.emitter.warning(
+                    MAIN_AGENT,
+                    WarningCode::Other,
+                    format!(
+                        "cannot read the custom tools folder {}: {e}; no custom tools in this run",
+                        dir.display()
+                    ),
+                );
+                return Vec::new();
+            }
+        };
+        for b in &toolbox.broken {
+            run.emitter.warning(
+                MAIN_AGENT,
+                WarningCode::Other,
+                format!(
+                    "custom tool {} is left out: {}. Fix: {}",
+                    b.file.display(),
+                    b.why,
+                    b.fix
+                ),
+            );
+        }
+        if toolbox.tools.is_empty() {
+            return Vec::new();
+        }
+        let calls = run.run_dir.path().join(CALLS_FOLDER);
+        if let Err(e) = std::fs::create_dir_all(&calls) {
+            run.emitter.warning(
+                MAIN_AGENT,
+                WarningCode::WriteFailed,
+                format!(
+                    "cannot create the run's folder for custom tool calls {} ({e}): no custom tools in this run",
+                    calls.display()
+                ),
+            );
+            return Vec::new();
+        }
+        let tools = build_tools(run, taken, toolbox.tools, settings.timeout);
+        tracing::debug!(count = tools.len(), "custom tools ready");
+        tools
     }
-    if toolbox.tools.is_empty() {
-        return Vec::new();
-    }
-    let calls = run.run_dir.path().join(CALLS_FOLDER);
-    if let Err(e) = std::fs::create_dir_all(&calls) {
-        run.emitter.warning(
-            MAIN_AGENT,
-            WarningCode::WriteFailed,
-            format!(
-                "cannot create the run's folder for custom tool calls {} ({e}): no custom tools in this run",
-                calls.display()
-            ),
-        );
-        return Vec::new();
-    }
-    let tools = build_tools(run, taken, toolbox.tools, settings.timeout);
-    tracing::debug!(count = tools.len(), "custom tools ready");
-    tools
 }
 
 /// The tools, each named apart from every name already `taken` (the

@@ -17,7 +17,6 @@ use serde::Deserialize;
 use serde_json::json;
 use sha2::Digest;
 
-use crate::config::ExecSettings;
 use crate::engine::context::RunCtx;
 use crate::engine::tool::names::EXECUTE;
 use crate::engine::tool::{AgentCx, Tool, ToolDisplay, ToolOutput, TypedTool};
@@ -114,39 +113,31 @@ pub struct Sandboxed;
 
 #[async_trait]
 impl super::ToolProvider for Sandboxed {
-    async fn start(
-        &self,
-        run: &Arc<RunCtx>,
-        settings: &crate::config::Settings,
-        _: &mut HashSet<String>,
-    ) -> Vec<Arc<dyn Tool>> {
-        start(run, &settings.exec).await.into_iter().collect()
+    async fn start(&self, run: &Arc<RunCtx>, _: &mut HashSet<String>) -> Vec<Arc<dyn Tool>> {
+        let settings = &run.settings.exec;
+        if run.mode == crate::protocol::RunMode::Offline || !settings.enabled {
+            return Vec::new();
+        }
+        let workspace = run.run_dir.workspace_dir();
+        let offloads = sandbox::ReadOnlyMount {
+            host: run.run_dir.path().join(crate::engine::offload::RUN_FOLDER),
+            inside: crate::engine::offload::sandbox_dir(&run.settings.offload.dir),
+        };
+        match sandbox::select(settings, &workspace, Some(offloads)).await {
+            Ok(sb) => {
+                tracing::info!(sandbox = %sb.describe(), "execute is available");
+                let tool = Execute::new(sb, Limits::from_settings(settings), workspace);
+                vec![Arc::new(tool)]
+            }
+            Err(u) => {
+                tracing::info!("no execute tool: {}; {}", u.why, u.fix);
+                Vec::new()
+            }
+        }
     }
 
     fn reserves(&self) -> &'static [&'static str] {
         &[EXECUTE]
-    }
-}
-
-async fn start(run: &RunCtx, settings: &ExecSettings) -> Option<Arc<dyn Tool>> {
-    if run.mode == crate::protocol::RunMode::Offline || !settings.enabled {
-        return None;
-    }
-    let workspace = run.run_dir.workspace_dir();
-    let offloads = sandbox::ReadOnlyMount {
-        host: run.run_dir.path().join(crate::engine::offload::RUN_FOLDER),
-        inside: crate::engine::offload::sandbox_dir(&run.settings.offload.dir),
-    };
-    match sandbox::select(settings, &workspace, Some(offloads)).await {
-        Ok(sb) => {
-            tracing::info!(sandbox = %sb.describe(), "execute is available");
-            let tool = Execute::new(sb, Limits::from_settings(settings), workspace);
-            Some(Arc::new(tool))
-        }
-        Err(u) => {
-            tracing::info!("no execute tool: {}; {}", u.why, u.fix);
-            None
-        }
     }
 }
 

@@ -17,7 +17,6 @@ use tokio::sync::Semaphore;
 
 use super::tool_source::{PermanentFailures, ResultOrigin, canonical, failure, result_hash};
 use super::untrusted;
-use crate::config::Settings;
 use crate::engine::context::RunCtx;
 use crate::engine::model::ToolSpec;
 use crate::engine::tool::{AgentCx, Tool, ToolKind, ToolOutput};
@@ -144,80 +143,68 @@ pub struct Servers;
 
 #[async_trait]
 impl super::ToolProvider for Servers {
-    async fn start(
-        &self,
-        run: &Arc<RunCtx>,
-        settings: &Settings,
-        taken: &mut HashSet<String>,
-    ) -> Vec<Arc<dyn Tool>> {
-        start(run, &settings.mcp, taken).await
-    }
-}
-
-async fn start(
-    run: &Arc<RunCtx>,
-    settings: &mcp::McpSettings,
-    taken: &mut HashSet<String>,
-) -> Vec<Arc<dyn Tool>> {
-    if settings.servers.is_empty() && settings.replay_only.is_empty() {
-        return Vec::new();
-    }
-    let results = mcp::connect_all(&settings.servers, settings.startup_timeout).await;
-    let mut servers = Vec::new();
-    for (server, result) in results {
-        let conn = match result {
-            Ok(conn) => {
-                let names: Vec<String> = conn
-                    .tools
-                    .iter()
-                    .map(|t| untrusted::shown_name(&t.name))
-                    .collect();
-                run.emitter.status(
-                    MAIN_AGENT,
-                    StatusState::McpReady,
-                    None,
-                    Some(format!(
-                        "{}: {} tools ({}) in {} ms",
-                        server.label,
-                        names.len(),
-                        names.join(", "),
-                        conn.startup.as_millis()
-                    )),
-                );
-                Some(Arc::new(conn))
-            }
-            Err(e) => {
-                run.emitter.status(
-                    MAIN_AGENT,
-                    StatusState::McpError,
-                    None,
-                    Some(format!("{}: {e}; {}", server.label, e.fix(&server))),
-                );
-                None
-            }
-        };
-        // The tools a run offers are those its first invocation listed: a
-        // resumed run sends the same requests (and replays the calls it
-        // recorded) even when a server is gone or changed since.
-        let live = conn.as_ref().map(|c| c.tools.clone());
-        let tools: Option<Vec<rmcp::model::Tool>> = run
-            .external(&format!("mcp-tools:{}", server.label), async { live })
-            .await;
-        if let Some(tools) = tools {
-            servers.push(Listed {
-                label: server.label.clone(),
-                tools,
-                conn,
-            });
+    async fn start(&self, run: &Arc<RunCtx>, taken: &mut HashSet<String>) -> Vec<Arc<dyn Tool>> {
+        let settings = &run.settings.mcp;
+        if settings.servers.is_empty() && settings.replay_only.is_empty() {
+            return Vec::new();
         }
+        let results = mcp::connect_all(&settings.servers, settings.startup_timeout).await;
+        let mut servers = Vec::new();
+        for (server, result) in results {
+            let conn = match result {
+                Ok(conn) => {
+                    let names: Vec<String> = conn
+                        .tools
+                        .iter()
+                        .map(|t| untrusted::shown_name(&t.name))
+                        .collect();
+                    run.emitter.status(
+                        MAIN_AGENT,
+                        StatusState::McpReady,
+                        None,
+                        Some(format!(
+                            "{}: {} tools ({}) in {} ms",
+                            server.label,
+                            names.len(),
+                            names.join(", "),
+                            conn.startup.as_millis()
+                        )),
+                    );
+                    Some(Arc::new(conn))
+                }
+                Err(e) => {
+                    run.emitter.status(
+                        MAIN_AGENT,
+                        StatusState::McpError,
+                        None,
+                        Some(format!("{}: {e}; {}", server.label, e.fix(&server))),
+                    );
+                    None
+                }
+            };
+            // The tools a run offers are those its first invocation listed: a
+            // resumed run sends the same requests (and replays the calls it
+            // recorded) even when a server is gone or changed since.
+            let live = conn.as_ref().map(|c| c.tools.clone());
+            let tools: Option<Vec<rmcp::model::Tool>> = run
+                .external(&format!("mcp-tools:{}", server.label), async { live })
+                .await;
+            if let Some(tools) = tools {
+                servers.push(Listed {
+                    label: server.label.clone(),
+                    tools,
+                    conn,
+                });
+            }
+        }
+        servers.extend(replay_only(run, &settings.replay_only).await);
+        let limits = Arc::new(McpLimits {
+            semaphore: Semaphore::new(settings.max_concurrency.max(1)),
+            rate_limit_max_wait: settings.rate_limit_max_wait,
+            call_timeout: mcp::CALL_TIMEOUT,
+        });
+        build_tools(run, &servers, limits, taken)
     }
-    servers.extend(replay_only(run, &settings.replay_only).await);
-    let limits = Arc::new(McpLimits {
-        semaphore: Semaphore::new(settings.max_concurrency.max(1)),
-        rate_limit_max_wait: settings.rate_limit_max_wait,
-        call_timeout: mcp::CALL_TIMEOUT,
-    });
-    build_tools(run, &servers, limits, taken)
 }
 
 /// Servers a resumed run was asked with but that are not configured now:

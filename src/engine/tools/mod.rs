@@ -43,7 +43,6 @@ use super::clarifier::ClarifyMode;
 use super::context::RunCtx;
 use super::tool::names::REQUEST_CLARIFICATION;
 use super::tool::{AgentCx, Tool, ToolRegistry, ToolSet};
-use crate::config::Settings;
 
 /// A kind of tool the run starts rather than always has (a plug-in
 /// point): it looks at the run and its settings once, at run start, and
@@ -52,15 +51,11 @@ use crate::config::Settings;
 /// research ends ([`ToolSet::close`]).
 #[async_trait]
 pub trait ToolProvider: Send + Sync {
-    /// This provider's tools for the run. `taken` holds every name already
-    /// offered (lower-case): a tool whose own name is taken is renamed, and
-    /// each name offered is added.
-    async fn start(
-        &self,
-        run: &Arc<RunCtx>,
-        settings: &Settings,
-        taken: &mut HashSet<String>,
-    ) -> Vec<Arc<dyn Tool>>;
+    /// This provider's tools for the run (its settings are
+    /// `run.settings`). `taken` holds every name already offered
+    /// (lower-case): a tool whose own name is taken is renamed, and each
+    /// name offered is added.
+    async fn start(&self, run: &Arc<RunCtx>, taken: &mut HashSet<String>) -> Vec<Arc<dyn Tool>>;
 
     /// The names of dra's own tools this provider may offer: no other
     /// started tool takes them, offered or not.
@@ -80,11 +75,11 @@ static PROVIDERS: &[&dyn ToolProvider] = &[
 ];
 
 /// Starts every provider's tools for the run.
-pub async fn start(run: &Arc<RunCtx>, settings: &Settings) -> Arc<ToolSet> {
+pub async fn start(run: &Arc<RunCtx>) -> Arc<ToolSet> {
     let mut taken = reserved_names();
     let mut tools = Vec::new();
     for provider in PROVIDERS {
-        tools.extend(provider.start(run, settings, &mut taken).await);
+        tools.extend(provider.start(run, &mut taken).await);
     }
     Arc::new(ToolSet::new(tools))
 }

@@ -12,7 +12,6 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::config::Settings;
 use crate::engine::context::RunCtx;
 use crate::engine::tool::names::READ_SKILL;
 use crate::engine::tool::{AgentCx, Tool, ToolOutput, TypedTool};
@@ -28,12 +27,7 @@ pub struct Skills;
 
 #[async_trait]
 impl super::ToolProvider for Skills {
-    async fn start(
-        &self,
-        run: &Arc<RunCtx>,
-        _: &Settings,
-        _: &mut HashSet<String>,
-    ) -> Vec<Arc<dyn Tool>> {
+    async fn start(&self, run: &Arc<RunCtx>, _: &mut HashSet<String>) -> Vec<Arc<dyn Tool>> {
         if run.skills.is_empty() {
             Vec::new()
         } else {

@@ -88,6 +88,86 @@ pub fn units(text: &str) -> Vec<Unit<'_>> {
     out
 }
 
+/// Words a section heading has at most.
+const HEADING_WORDS: usize = 10;
+
+/// Where each unit of a page sits: the section heading it is under (the
+/// heading's whole line), and whether it is part of a heading itself. A
+/// heading is a line that is a paragraph of its own, a few words with no
+/// sentence's end, numbered ("2.1. Checkpointing"), marked ("## Setup")
+/// or in title case ("How WAL Works").
+pub struct Sections<'a> {
+    pub under: Vec<Option<&'a str>>,
+    pub heading: Vec<bool>,
+}
+
+/// The sections of `text`, whose units are `units` (see [`Sections`]).
+pub fn section_headings<'a>(text: &'a str, units: &[Unit<'a>]) -> Sections<'a> {
+    // The heading in force and the one before it: a heading's own units
+    // (a numbered heading is two) are under the one before it.
+    let (mut current, mut before): (Option<&str>, Option<&str>) = (None, None);
+    let mut out = Sections {
+        under: Vec::with_capacity(units.len()),
+        heading: Vec::with_capacity(units.len()),
+    };
+    for u in units {
+        let line = heading_line(text, u);
+        if line.is_some() && line != current {
+            (before, current) = (current, line);
+        }
+        out.under
+            .push(if line.is_some() { before } else { current });
+        out.heading.push(line.is_some());
+    }
+    out
+}
+
+/// The line a unit is on, when that line is a section heading.
+fn heading_line<'a>(text: &'a str, u: &Unit<'a>) -> Option<&'a str> {
+    if u.is_row() || u.carries_block() {
+        return None;
+    }
+    let from = offset(text, u.text);
+    let start = text[..from].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[from..].find('\n').map_or(text.len(), |i| from + i);
+    let line = text[start..end].trim();
+    let before = text[..start].trim_end_matches([' ', '\t', '\r']);
+    let after = text[end..].trim_start_matches([' ', '\t', '\r']);
+    let alone = (before.is_empty() || before.ends_with("\n\n") || before.ends_with("\n\r\n"))
+        && (after.is_empty() || after.starts_with("\n\n") || after.starts_with("\n\r\n"));
+    (alone && is_heading_shaped(line)).then_some(line)
+}
+
+/// Whether a line has a section heading's shape (see [`Sections`]).
+fn is_heading_shaped(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if !(1..=HEADING_WORDS).contains(&words.len())
+        || t.ends_with(['.', '!', '?', ':', ';', ','])
+        || !t.chars().any(char::is_alphabetic)
+    {
+        return false;
+    }
+    let numbered = words.len() > 1
+        && words[0]
+            .trim_end_matches('.')
+            .split('.')
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let small = |w: &str| {
+        matches!(
+            w,
+            "a" | "an" | "the" | "of" | "and" | "or" | "for" | "in" | "on" | "to" | "with" | "vs"
+        )
+    };
+    let title_case = words.len() > 1
+        && words.iter().all(|w| {
+            small(w)
+                || w.chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        });
+    numbered || t.starts_with('#') || title_case
+}
+
 fn plain(s: &str) -> Unit<'_> {
     Unit {
         text: s,
@@ -248,6 +328,31 @@ pub fn is_abbreviation(before: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_sentence_knows_the_section_heading_it_sits_under() {
+        let text = "Quokka Manual\n\n1. Overview\n\nQuokka stores rows in pages.\n\n\
+                    2.1. How Paging Works\n\nA page holds rows. It is written whole.\n\
+                    Short list item\n\nHow Pages Are Freed\n\nFree pages go to a list.\n\n\
+                    A plain sentence without a stop\n\nIt is not a heading.";
+        let units = units(text);
+        let s = section_headings(text, &units);
+        let at = |t: &str| units.iter().position(|u| u.text == t).unwrap();
+        let under = |t: &str| s.under[at(t)];
+        assert_eq!(under("Quokka stores rows in pages."), Some("1. Overview"));
+        assert_eq!(under("It is written whole."), Some("2.1. How Paging Works"));
+        // A line inside a paragraph is no heading.
+        assert_eq!(
+            under("Free pages go to a list."),
+            Some("How Pages Are Freed")
+        );
+        assert_eq!(under("It is not a heading."), Some("How Pages Are Freed"));
+        // A numbered heading is split in two units; both are the heading.
+        assert!(s.heading[at("2.1.")] && s.heading[at("How Paging Works")]);
+        assert_eq!(under("How Paging Works"), Some("1. Overview"));
+        assert!(!s.heading[at("It is written whole.")]);
+    }
+
     use super::*;
 
     #[test]

@@ -11,6 +11,7 @@ use super::pages::PageRead;
 use super::{MAX_FINDINGS, PER_PAGE};
 use crate::answer::acronym::Abbreviations;
 use crate::answer::release;
+use crate::evidence::sentences::section_headings;
 use crate::evidence::{quotes, sentences};
 
 #[derive(Clone)]
@@ -260,7 +261,10 @@ fn unit_shaped(u: &sentences::Unit<'_>) -> bool {
     if u.is_row() {
         return (2..=70).contains(&u.text.split_whitespace().count());
     }
-    (5..=70).contains(&u.head.split_whitespace().count()) && sentence_shaped(u.head)
+    // A short sentence carrying a block ("The differences are:") states
+    // what the block says.
+    let least = if u.carries_block() { 2 } else { 5 };
+    (least..=70).contains(&u.head.split_whitespace().count()) && sentence_shaped(u.head)
 }
 
 /// The term keys a table's header row names that its row does not.
@@ -642,6 +646,14 @@ struct PageView {
     title_terms: BTreeSet<String>,
 }
 
+/// The share of an aspect's term weight a section heading names for its
+/// section to be the aspect's own.
+const OWN_SECTION: f64 = 0.6;
+
+/// How much more a sentence of the aspect's own section counts (as the
+/// asked release's own page does).
+const OWN_SECTION_WEIGHT: f64 = 1.5;
+
 /// What an extraction weighs every unit by, worked out once.
 struct Extraction<'a> {
     terms: &'a Terms,
@@ -692,6 +704,25 @@ impl Extraction<'_> {
         }
     }
 
+    /// The aspect's term keys a section heading names (abbreviations
+    /// expanded: "How WAL Works" names write-ahead logging).
+    fn heading_keys(&self, heading: &str) -> BTreeSet<String> {
+        let expanded = self.abbreviations.expand(heading);
+        let stems = words(&expanded)
+            .map(|w| self.st.stem(&w).into_owned())
+            .collect();
+        term_keys(self.terms, &stems)
+    }
+
+    /// Whether a heading names most of what the aspect asks (by weight):
+    /// its section is the aspect's own, and answers it sentence by sentence.
+    fn heads_own_section(&self, keys: &BTreeSet<String>) -> bool {
+        let all: BTreeSet<String> = self.terms.stems.iter().map(|t| spelling_key(t)).collect();
+        let total: f64 = all.iter().map(|k| self.weight(k)).sum();
+        let named: f64 = keys.iter().map(|k| self.weight(k)).sum();
+        keys.len() >= 2 && total > 0.0 && named >= OWN_SECTION * total
+    }
+
     /// The page as this extraction reads it; `None` for a page whose title
     /// names a look-alike ("Calm Read mode | Pelican Notes Help" in a
     /// question about the Pelican browser): it is about that other thing,
@@ -733,7 +764,13 @@ impl Extraction<'_> {
     }
 
     /// A unit's score on its page; `None` when it states no finding.
-    fn unit_score(&self, view: &PageView, p: &PageRead, u: &sentences::Unit<'_>) -> Option<f64> {
+    fn unit_score(
+        &self,
+        view: &PageView,
+        p: &PageRead,
+        u: &sentences::Unit<'_>,
+        heading: &BTreeSet<String>,
+    ) -> Option<f64> {
         let s = u.text;
         // "QuillStore Drive" is not Quillstore, "Pelican Notes" not the Pelican browser.
         if !unit_shaped(u) || self.lookalike.named_in(s) {
@@ -762,7 +799,14 @@ impl Extraction<'_> {
             .map(|k| self.weight(k))
             .sum::<f64>()
             + if view.own { RELEASE_WEIGHT } else { 0.0 };
-        let hits = hits + 0.5 * in_title;
+        // The heading of its own section (one naming the aspect) says what
+        // a sentence is about, as a title does (in half).
+        let in_heading: f64 = heading
+            .iter()
+            .filter(|k| !by_term.contains(*k) && !view.title_terms.contains(*k))
+            .map(|k| self.weight(k))
+            .sum();
+        let hits = hits + 0.5 * (in_title + in_heading);
         if hits == 0.0 {
             return None;
         }
@@ -801,8 +845,15 @@ impl Extraction<'_> {
         {
             score *= 0.5;
         }
+        // Its own section answers the aspect before the rest of the page.
+        let section = if heading.is_empty() {
+            1.0
+        } else {
+            OWN_SECTION_WEIGHT
+        };
         Some(
             score
+                * section
                 * self.contrast.weigh(s)
                 * view.relevance
                 * authority(&p.source_type)
@@ -873,15 +924,34 @@ pub(super) fn extract(
             continue;
         };
         let units = sentences::units(&p.text);
+        let sections = section_headings(&p.text, &units);
+        // A section whose heading names the aspect answers it: its
+        // sentences speak of what the heading names.
+        let heading_keys: BTreeMap<&str, BTreeSet<String>> = sections
+            .under
+            .iter()
+            .flatten()
+            .map(|&h| (h, x.heading_keys(h)))
+            .filter(|(_, keys)| x.heads_own_section(keys))
+            .collect();
+        let none = BTreeSet::new();
         let mut local: Vec<(usize, Candidate)> = units
             .iter()
             .enumerate()
+            // A heading names a topic; it states no finding.
+            .filter(|(ui, _)| !sections.heading[*ui])
             .filter_map(|(ui, u)| {
-                let score = x.unit_score(&view, p, u)?;
+                let heading = sections.under[ui]
+                    .and_then(|h| heading_keys.get(h))
+                    .unwrap_or(&none);
+                let score = x.unit_score(&view, p, u, heading)?;
                 Some((ui, Candidate::new(u.text, url, p.as_of.clone(), score)))
             })
             .collect();
         local.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
+        // Its sentences are not held to the page's share.
+        let own_section =
+            |ui: usize| sections.under[ui].is_some_and(|h| heading_keys.contains_key(h));
         // Asked what a release changed, its own page's items are the
         // answer, in the page's order, each as good as the best.
         if view.own {
@@ -896,13 +966,19 @@ pub(super) fn extract(
             Some((ui, best)) if explaining => going_on(&p.text, &units, *ui, best),
             _ => Vec::new(),
         };
-        for c in local
+        // The asked release's own page is the answer: its list is read whole.
+        let share = if view.own { MAX_FINDINGS } else { PER_PAGE };
+        let mut taken = 0;
+        let picked: Vec<Candidate> = local
             .into_iter()
+            .filter(|(ui, _)| {
+                let own = own_section(*ui);
+                taken += usize::from(!own);
+                own || taken <= share
+            })
             .map(|(_, c)| c)
-            // The asked release's own page is the answer: its list is read whole.
-            .take(if view.own { MAX_FINDINGS } else { PER_PAGE })
-            .chain(follow)
-        {
+            .collect();
+        for c in picked.into_iter().chain(follow) {
             // The same sentence on two pages (a syndicated copy) counts once.
             if seen.insert(quotes::normalize(&c.sentence).to_lowercase()) {
                 all.push(c);
@@ -1078,6 +1154,45 @@ mod tests {
             source_type: source_type.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_short_sentence_carrying_a_list_can_state_a_finding() {
+        let text = "The differences are:\n\nQuokka keeps an index.\nBrolly keeps none.";
+        let units = sentences::units(text);
+        assert!(units[0].carries_block() && unit_shaped(&units[0]));
+        let alone = sentences::units("The differences are clear.");
+        assert!(!unit_shaped(&alone[0]));
+    }
+
+    #[test]
+    fn the_section_a_heading_names_answers_before_the_rest_of_the_page() {
+        // The section "How Paging Works" says how, naming paging but not
+        // "works"; the page's other sentences name all three words.
+        let text = "Quokka Manual\n\n\
+            1. Overview\n\n\
+            Quokka paging works well with small tables and works less well with huge ones.\n\n\
+            Since version 2.0, Quokka paging works with compressed tables too.\n\n\
+            2. How Paging Works\n\n\
+            Quokka paging cuts each table into blocks of 8 kB kept in a ring buffer.\n\
+            A paged block that was not touched for a minute is written back to disk.\n\
+            A paged block that is asked for again is read from disk into the ring.\n\n\
+            3. Limits\n\n\
+            Quokka paging works up to tables of 2 TB.";
+        let f = ask_one_page("How does paging work in Quokka?", text, "Quokka Manual");
+        let sentences: Vec<&str> = f.iter().map(|c| c.sentence.as_str()).collect();
+        // The section answers first, and all its sentences are read,
+        // beyond a page's share (two).
+        let section = [
+            "Quokka paging cuts each table into blocks of 8 kB kept in a ring buffer.",
+            "A paged block that was not touched for a minute is written back to disk.",
+            "A paged block that is asked for again is read from disk into the ring.",
+        ];
+        assert_eq!(sentences.first(), Some(&section[0]), "{sentences:?}");
+        assert!(
+            section.iter().all(|s| sentences.contains(s)),
+            "{sentences:?}"
+        );
     }
 
     #[test]

@@ -314,13 +314,25 @@ fn resolve_one(clause: &str, before: &[String]) -> String {
     out.join(" ")
 }
 
-/// A later clause asking "which one" of what an earlier one named
-/// ("What can I put after ON CONFLICT ..., and which one applies if I don't
-/// say?"), led by that name so it reads alone ("ON CONFLICT: which one
-/// applies if I don't say"). A clause naming something itself is as it is.
+/// A later clause asking "which one" (or "which is ...") of what an
+/// earlier one named ("What can I put after ON CONFLICT ..., and which one
+/// applies if I don't say?"; "Which isolation levels are there, and which
+/// is the default?"), led by that name so it reads alone ("ON CONFLICT:
+/// which one applies if I don't say"; "isolation levels: which is the
+/// default"). A clause naming something itself is as it is.
 fn name_which_one(clause: &str, before: &[String]) -> String {
     let lower = clause.to_lowercase();
-    let asks_one = ["which one", "which ones", "what one"].iter().any(|p| {
+    let asks_one = [
+        "which one",
+        "which ones",
+        "what one",
+        "which is",
+        "which are",
+        "which was",
+        "which were",
+    ]
+    .iter()
+    .any(|p| {
         lower.strip_prefix(p).is_some_and(|rest| {
             rest.chars()
                 .next()
@@ -330,10 +342,39 @@ fn name_which_one(clause: &str, before: &[String]) -> String {
     if !asks_one || first_name(clause).is_some() {
         return clause.to_string();
     }
-    match before.iter().rev().find_map(|c| first_name(c)) {
+    match before
+        .iter()
+        .rev()
+        .find_map(|c| first_name(c).or_else(|| asked_things(c)))
+    {
         Some(name) => format!("{name}: {clause}"),
         None => clause.to_string(),
     }
+}
+
+/// Words a "which ..." or "what ..." clause asks for, up to its verb
+/// ("transaction isolation levels" of "Which transaction isolation levels
+/// are there"): one to four words, none a function word.
+fn asked_things(clause: &str) -> Option<String> {
+    let mut words = clause.split_whitespace();
+    let wh = words.next()?.to_lowercase();
+    if !matches!(wh.as_str(), "which" | "what") {
+        return None;
+    }
+    const VERBS: &[&str] = &[
+        "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "will", "would",
+        "has", "have", "must", "may",
+    ];
+    let things: Vec<&str> = words
+        .take_while(|w| !VERBS.contains(&w.to_lowercase().as_str()))
+        .collect();
+    ((1..=4).contains(&things.len())
+        && things.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+                && !super::query::is_stop(w)
+        }))
+    .then(|| things.join(" "))
 }
 
 /// The first run of capitalised words of a clause after its first word
@@ -962,6 +1003,17 @@ mod tests {
                 "which oneself",
                 "What do Zarbase plans cost",
                 "which oneself",
+            ),
+            // "Which is" picks from the things the clause before asks for.
+            (
+                "which is the default",
+                "Which storage tiers are there",
+                "storage tiers: which is the default",
+            ),
+            (
+                "which is the default",
+                "What do the plans cost",
+                "which is the default",
             ),
         ] {
             assert_eq!(name_which_one(clause, &[before.into()]), led);

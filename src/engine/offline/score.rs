@@ -475,16 +475,64 @@ fn going_on(
         .collect()
 }
 
+/// The sentences before a page's best one for an explanation that it
+/// draws from or refers back to ("Therefore, it is not possible to store
+/// very large field values directly." needs the sentence before it), in
+/// order, as findings as good as it (ranked just before it).
+fn led_in(
+    text: &str,
+    units: &[sentences::Unit<'_>],
+    at: usize,
+    best: &Candidate,
+) -> Vec<Candidate> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = at;
+    while i > 0 && out.len() < CONTINUED {
+        let (before, this) = (&units[i - 1], &units[i]);
+        let gap = text
+            .get(offset_of(text, before.text) + before.text.len()..offset_of(text, this.text))
+            .unwrap_or("\n");
+        if gap.contains('\n') || before.is_row() || !opens_referring(this.text) {
+            break;
+        }
+        out.push(before.text);
+        i -= 1;
+    }
+    out.into_iter()
+        .rev()
+        .map(|s| Candidate {
+            sentence: s.to_string(),
+            ..best.clone()
+        })
+        .collect()
+}
+
+/// Byte offset of `part` (a slice of `text`) in `text`.
+fn offset_of(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// Whether a sentence opens with a word referring back ("This", "Therefore").
+fn opens_referring(sentence: &str) -> bool {
+    sentence
+        .split_whitespace()
+        .next()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .is_some_and(|w| REFERRING.contains(&w.as_str()))
+}
+
 /// The sentences after unit `at` of `text` that go on with it, in the same
 /// paragraph: each opens with a referring word or refers back within its
 /// first words ("To overcome this limitation, ...").
 fn continuation<'a>(text: &str, units: &[sentences::Unit<'a>], at: usize) -> Vec<&'a str> {
-    let offset = |s: &str| s.as_ptr() as usize - text.as_ptr() as usize;
     let mut out = Vec::new();
     for pair in units.get(at..).unwrap_or_default().windows(2) {
         let (before, next) = (&pair[0], &pair[1]);
         let gap = text
-            .get(offset(before.text) + before.text.len()..offset(next.text))
+            .get(offset_of(text, before.text) + before.text.len()..offset_of(text, next.text))
             .unwrap_or("\n");
         let opening: Vec<String> = next
             .text
@@ -495,9 +543,7 @@ fn continuation<'a>(text: &str, units: &[sentences::Unit<'a>], at: usize) -> Vec
                     .to_lowercase()
             })
             .collect();
-        let refers = opening
-            .first()
-            .is_some_and(|w| REFERRING.contains(&w.as_str()))
+        let refers = opens_referring(next.text)
             || opening
                 .iter()
                 .any(|w| matches!(w.as_str(), "this" | "these" | "such"));
@@ -961,10 +1007,14 @@ pub(super) fn extract(
                 c.1.score = top;
             }
         }
-        // An explanation goes on past its best sentence.
-        let follow = match local.first() {
-            Some((ui, best)) if explaining => going_on(&p.text, &units, *ui, best),
-            _ => Vec::new(),
+        // An explanation goes on past its best sentence, and starts where
+        // the sentence it draws from does.
+        let (lead, follow) = match local.first() {
+            Some((ui, best)) if explaining => (
+                led_in(&p.text, &units, *ui, best),
+                going_on(&p.text, &units, *ui, best),
+            ),
+            _ => (Vec::new(), Vec::new()),
         };
         // The asked release's own page is the answer: its list is read whole.
         let share = if view.own { MAX_FINDINGS } else { PER_PAGE };
@@ -978,7 +1028,7 @@ pub(super) fn extract(
             })
             .map(|(_, c)| c)
             .collect();
-        for c in picked.into_iter().chain(follow) {
+        for c in lead.into_iter().chain(picked).chain(follow) {
             // The same sentence on two pages (a syndicated copy) counts once.
             if seen.insert(quotes::normalize(&c.sentence).to_lowercase()) {
                 all.push(c);
@@ -1193,6 +1243,32 @@ mod tests {
             section.iter().all(|s| sentences.contains(s)),
             "{sentences:?}"
         );
+    }
+
+    #[test]
+    fn an_explanation_starts_where_the_sentence_it_draws_from_does() {
+        // The best sentence draws from the one before it ("Therefore"),
+        // which says why; a sentence in another paragraph does not lead in.
+        let text = "Kelpbase appeared in 2019.\n\
+            Kelpbase keeps rows in fixed pages of 4 kB. \
+            Therefore, Kelpbase cannot store very large cell values directly in a row.";
+        let f = ask_one_page(
+            "How does Kelpbase store very large cell values?",
+            text,
+            "Storage",
+        );
+        let f: Vec<&str> = f.iter().map(|c| c.sentence.as_str()).collect();
+        assert_eq!(
+            f.get(..2),
+            Some(
+                &[
+                    "Kelpbase keeps rows in fixed pages of 4 kB.",
+                    "Therefore, Kelpbase cannot store very large cell values directly in a row.",
+                ][..]
+            ),
+            "{f:?}"
+        );
+        assert!(!f.contains(&"Kelpbase appeared in 2019."), "{f:?}");
     }
 
     #[test]

@@ -177,7 +177,7 @@ fn plain(s: &str) -> Unit<'_> {
 }
 
 /// Byte offset of `part` (a slice of `text`) in `text`.
-fn offset(text: &str, part: &str) -> usize {
+pub fn offset(text: &str, part: &str) -> usize {
     part.as_ptr() as usize - text.as_ptr() as usize
 }
 

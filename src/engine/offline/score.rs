@@ -490,7 +490,10 @@ fn led_in(
     while i > 0 && out.len() < CONTINUED {
         let (before, this) = (&units[i - 1], &units[i]);
         let gap = text
-            .get(offset_of(text, before.text) + before.text.len()..offset_of(text, this.text))
+            .get(
+                sentences::offset(text, before.text) + before.text.len()
+                    ..sentences::offset(text, this.text),
+            )
             .unwrap_or("\n");
         if gap.contains('\n') || before.is_row() || !opens_referring(this.text) {
             break;
@@ -505,11 +508,6 @@ fn led_in(
             ..best.clone()
         })
         .collect()
-}
-
-/// Byte offset of `part` (a slice of `text`) in `text`.
-fn offset_of(text: &str, part: &str) -> usize {
-    part.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// Whether a sentence opens with a word referring back ("This", "Therefore").
@@ -532,7 +530,10 @@ fn continuation<'a>(text: &str, units: &[sentences::Unit<'a>], at: usize) -> Vec
     for pair in units.get(at..).unwrap_or_default().windows(2) {
         let (before, next) = (&pair[0], &pair[1]);
         let gap = text
-            .get(offset_of(text, before.text) + before.text.len()..offset_of(text, next.text))
+            .get(
+                sentences::offset(text, before.text) + before.text.len()
+                    ..sentences::offset(text, next.text),
+            )
             .unwrap_or("\n");
         let opening: Vec<String> = next
             .text

@@ -456,6 +456,8 @@ fn prepare_in(
     mut inputs: RunInputs,
     existing: Option<Continue>,
 ) -> Result<PreparedRun, SetupError> {
+    // The run's clock starts before its corpus is loaded.
+    let started = std::time::Instant::now();
     let mode = mode(settings);
     let mut notes = Vec::new();
     let thread = match &inputs.continues {
@@ -574,6 +576,7 @@ fn prepare_in(
         inputs: recorded,
         resume,
         lock: Some(lock),
+        started,
     };
     Ok(PreparedRun {
         engine,

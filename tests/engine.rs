@@ -141,6 +141,31 @@ async fn the_deadline_halts_the_run() {
     assert!(summary.report_path.unwrap().is_file());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_time_counts_in_the_runs_clock_and_deadline() {
+    // A run whose setup (loading its corpus) took 2 s of a 1.5 s deadline:
+    // the deadline is already spent when research starts, and the run's
+    // duration counts the setup.
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        deadline: Duration::from_millis(1500),
+        ..Limits::default()
+    };
+    let mut config = config(dir.path(), Duration::from_millis(60), limits);
+    config.started = std::time::Instant::now() - Duration::from_secs(2);
+    let handle = Engine::spawn(config).unwrap();
+    handle.ops.send(ask()).await.unwrap();
+    let (events, _summary) = collect(handle).await;
+    assert!(events.iter().any(
+        |e| matches!(&e.body, EventBody::Status(s) if s.reason == Some(StatusReason::Deadline))
+    ));
+    let duration = events.iter().find_map(|e| match &e.body {
+        EventBody::Usage { duration_ms, .. } => Some(*duration_ms),
+        _ => None,
+    });
+    assert!(duration.is_some_and(|d| d >= 2000), "{duration:?}");
+}
+
 #[tokio::test]
 async fn shutdown_before_ask_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();

@@ -72,9 +72,15 @@ pub struct Hold {
 
 impl Budget {
     pub fn new(limits: Limits) -> Self {
+        Self::since(limits, Instant::now())
+    }
+
+    /// A budget whose clock (elapsed time, the deadline) started at
+    /// `started`: a run's setup (loading its corpus) counts.
+    pub fn since(limits: Limits, started: Instant) -> Self {
         Budget {
             limits,
-            started: Instant::now(),
+            started,
             state: Mutex::new(State {
                 spent: Spent::default(),
                 held_tokens: 0,

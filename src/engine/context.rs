@@ -215,7 +215,7 @@ impl RunCtx {
             fetcher: services.fetcher,
             replay: services.replay,
             pages,
-            budget: Budget::new(settings.limits),
+            budget: Budget::since(settings.limits, config.started),
             cancel: Cancel::default(),
             meter: Meter::default(),
             parallel: Semaphore::new(settings.max_parallel.max(1)),

@@ -72,6 +72,9 @@ pub struct EngineConfig {
     pub resume: Option<Resume>,
     /// The run directory's lock, held until the run's files are synced.
     pub lock: Option<RunLock>,
+    /// When setting the run up began (before its corpus was loaded and
+    /// indexed): the run's clock and its deadline count from here.
+    pub started: std::time::Instant,
 }
 
 impl EngineConfig {
@@ -116,6 +119,7 @@ impl EngineConfig {
             inputs: serde_json::json!({}),
             resume: None,
             lock: None,
+            started: std::time::Instant::now(),
         }
     }
 }

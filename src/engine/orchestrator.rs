@@ -121,9 +121,14 @@ pub(super) async fn engine_task(
     };
     let _watchdog = {
         let ctx = ctx.clone();
-        let deadline = config.settings.limits.deadline;
+        // The deadline counts from the run's start, setup included.
+        let left = config
+            .settings
+            .limits
+            .deadline
+            .saturating_sub(config.started.elapsed());
         AbortOnDrop(tokio::spawn(async move {
-            tokio::time::sleep(deadline).await;
+            tokio::time::sleep(left).await;
             agent_loop::halt(&ctx, super::budget::Limit::Deadline);
         }))
     };

@@ -328,6 +328,7 @@ pub fn is_abbreviation(before: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn a_sentence_knows_the_section_heading_it_sits_under() {
@@ -351,9 +352,9 @@ mod tests {
         assert!(s.heading[at("2.1.")] && s.heading[at("How Paging Works")]);
         assert_eq!(under("How Paging Works"), Some("1. Overview"));
         assert!(!s.heading[at("It is written whole.")]);
+        assert!(!s.heading[at("Short list item")]);
+        assert!(!s.heading[at("A plain sentence without a stop")]);
     }
-
-    use super::*;
 
     #[test]
     fn splits_on_sentence_ends_only() {

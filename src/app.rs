@@ -315,7 +315,8 @@ pub fn open_corpus(
     Ok((corpus, label))
 }
 
-/// Gives corpus search the embedding model `DRA_EMBED_MODEL` names, if any,
+/// Gives corpus search the embedding model `DRA_EMBED_MODEL` names, if any
+/// (without one, a note says dense search is off and how to turn it on),
 /// with the vectors kept for this corpus; returns what to add to the
 /// corpus's label. A folder that does not load is a usage error naming it.
 fn rank_by_meaning(
@@ -327,6 +328,10 @@ fn rank_by_meaning(
     use crate::embed::Embedder as _;
     use crate::embed::store::{VectorStore, path_for};
     let Some(dir) = &settings.corpus.embed_model else {
+        notes.push(Note::info(format!(
+            "dense search is off: the corpus is searched by words only; set {} to a sentence-transformers model folder (e.g. all-MiniLM-L6-v2) to search by meaning too",
+            crate::embed::MODEL_KEY
+        )));
         return Ok(String::new());
     };
     let model = crate::embed::load(dir).map_err(|e| SetupError::Usage(e.to_string()))?;

@@ -327,3 +327,26 @@ fn dra_index_embeds_once_and_says_what_it_needs() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("DRA_EMBED_MODEL"), "{err}");
 }
+
+#[test]
+fn a_corpus_run_without_a_model_says_once_that_dense_search_is_off() {
+    let sb = TestHome::new();
+    let corpus = sb.dir.path().join("docs");
+    write_corpus(&corpus);
+    let out = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["ask", "--no-memory", "--offline", "--corpus"])
+        .arg(&corpus)
+        .arg("How often should I service my automobile?")
+        .env_remove("DRA_EMBED_MODEL")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("dense search is off").count(), 1, "{err}");
+    assert!(
+        err.contains("set DRA_EMBED_MODEL to a sentence-transformers model folder"),
+        "{err}"
+    );
+}

@@ -339,15 +339,18 @@ pub fn is_phrased_as_question(text: &str) -> bool {
         })
 }
 
+/// The verbs that end a "what ..." or "which ..." phrase ("Which journal
+/// modes *does* SQLite support"), lowercase.
+pub const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+    "have", "has", "had", "may", "might", "must",
+];
+
 /// Whether a question asks for several things of one kind: its "what" or
 /// "which" phrase ends in a plural noun ("What kinds of indexes ...",
 /// "Which journal modes does ...", "which cities have adopted it"), not a
 /// singular one ("Which country won ...").
 pub fn asks_for_list(question: &str) -> bool {
-    const AUX: &[&str] = &[
-        "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
-        "have", "has", "had", "may", "might", "must",
-    ];
     let w = words(question);
     let Some(i) = w
         .iter()
@@ -358,7 +361,7 @@ pub fn asks_for_list(question: &str) -> bool {
     // The phrase runs to the verb that follows it; without one close by
     // ("Which country won the most medals"), it is its first word.
     let phrase: Vec<&str> = w[i + 1..].iter().take(4).map(String::as_str).collect();
-    let head = match phrase.iter().position(|t| AUX.contains(t)) {
+    let head = match phrase.iter().position(|t| AUXILIARIES.contains(t)) {
         // "What is the default ...": the verb comes first, no phrase.
         Some(0) => None,
         Some(k) => Some(phrase[k - 1]),

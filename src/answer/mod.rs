@@ -18,6 +18,6 @@ pub mod release;
 pub mod spans;
 pub mod vote;
 
-pub use kind::{AnswerType, asks_for_list, expected, is_phrased_as_question};
+pub use kind::{AUXILIARIES, AnswerType, asks_for_list, expected, is_phrased_as_question};
 pub use spans::{Span, SpanContext, is_english_word};
 pub use vote::{Ballot, Outcome, Passage, Voted};

@@ -361,12 +361,8 @@ fn asked_things(clause: &str) -> Option<String> {
     if !matches!(wh.as_str(), "which" | "what") {
         return None;
     }
-    const VERBS: &[&str] = &[
-        "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "will", "would",
-        "has", "have", "must", "may",
-    ];
     let things: Vec<&str> = words
-        .take_while(|w| !VERBS.contains(&w.to_lowercase().as_str()))
+        .take_while(|w| !crate::answer::AUXILIARIES.contains(&w.to_lowercase().as_str()))
         .collect();
     ((1..=4).contains(&things.len())
         && things.iter().all(|w| {

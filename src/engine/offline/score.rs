@@ -464,12 +464,19 @@ fn going_on(
     at: usize,
     best: &Candidate,
 ) -> Vec<Candidate> {
-    continuation(text, units, at)
+    let next = continuation(text, units, at);
+    beside(best, next, |k| best.score * (0.99 - 0.01 * k as f64))
+}
+
+/// Sentences of the page of `best` as findings like it, the `k`th scored
+/// `score(k)`.
+fn beside(best: &Candidate, sentences: Vec<&str>, score: impl Fn(usize) -> f64) -> Vec<Candidate> {
+    sentences
         .into_iter()
         .enumerate()
         .map(|(k, s)| Candidate {
             sentence: s.to_string(),
-            score: best.score * (0.99 - 0.01 * k as f64),
+            score: score(k),
             ..best.clone()
         })
         .collect()
@@ -489,25 +496,24 @@ fn led_in(
     let mut i = at;
     while i > 0 && out.len() < CONTINUED {
         let (before, this) = (&units[i - 1], &units[i]);
-        let gap = text
-            .get(
-                sentences::offset(text, before.text) + before.text.len()
-                    ..sentences::offset(text, this.text),
-            )
-            .unwrap_or("\n");
-        if gap.contains('\n') || before.is_row() || !opens_referring(this.text) {
+        if !same_line(text, before, this) || before.is_row() || !opens_referring(this.text) {
             break;
         }
         out.push(before.text);
         i -= 1;
     }
-    out.into_iter()
-        .rev()
-        .map(|s| Candidate {
-            sentence: s.to_string(),
-            ..best.clone()
-        })
-        .collect()
+    out.reverse();
+    beside(best, out, |_| best.score)
+}
+
+/// Whether unit `next` follows unit `before` of `text` on the same line
+/// (no line break between them: one paragraph, one list item).
+fn same_line(text: &str, before: &sentences::Unit<'_>, next: &sentences::Unit<'_>) -> bool {
+    text.get(
+        sentences::offset(text, before.text) + before.text.len()
+            ..sentences::offset(text, next.text),
+    )
+    .is_some_and(|gap| !gap.contains('\n'))
 }
 
 /// Whether a sentence opens with a word referring back ("This", "Therefore").
@@ -529,12 +535,6 @@ fn continuation<'a>(text: &str, units: &[sentences::Unit<'a>], at: usize) -> Vec
     let mut out = Vec::new();
     for pair in units.get(at..).unwrap_or_default().windows(2) {
         let (before, next) = (&pair[0], &pair[1]);
-        let gap = text
-            .get(
-                sentences::offset(text, before.text) + before.text.len()
-                    ..sentences::offset(text, next.text),
-            )
-            .unwrap_or("\n");
         let opening: Vec<String> = next
             .text
             .split_whitespace()
@@ -548,7 +548,7 @@ fn continuation<'a>(text: &str, units: &[sentences::Unit<'a>], at: usize) -> Vec
             || opening
                 .iter()
                 .any(|w| matches!(w.as_str(), "this" | "these" | "such"));
-        if gap.contains('\n') || next.is_row() || !refers || out.len() == CONTINUED {
+        if !same_line(text, before, next) || next.is_row() || !refers || out.len() == CONTINUED {
             break;
         }
         out.push(next.text);

@@ -58,6 +58,11 @@ impl Key {
     pub fn same_value(&self, other: &Key) -> bool {
         match (self, other) {
             (Key::Name(a), Key::Name(b)) => {
+                // "Biden Jr." is "Joe Biden": the generation is not more name.
+                let proper = |w: &Vec<String>| -> Vec<String> {
+                    w.iter().filter(|w| !is_generation(w)).cloned().collect()
+                };
+                let (a, b) = (&proper(a), &proper(b));
                 let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
                 !short.is_empty() && short.iter().all(|w| long.iter().any(|l| same_word(w, l)))
             }
@@ -92,7 +97,9 @@ impl Key {
     /// How specific a key is: the fuller spelling of a value is shown.
     pub fn detail(&self) -> usize {
         match self {
-            Key::Name(w) => w.len(),
+            // "Jr." after a name tells which of a family it is, not
+            // more of the name: "Joe Biden" is as full as "Biden Jr.".
+            Key::Name(w) => w.iter().filter(|w| !is_generation(w)).count(),
             Key::Date { year, month, day } => {
                 usize::from(year.is_some())
                     + usize::from(month.is_some())
@@ -102,6 +109,15 @@ impl Key {
             Key::Version(v) => v.len(),
         }
     }
+}
+
+/// Whether a word after a name tells a generation of a family ("Jr.",
+/// "Sr."). A monarch's number ("Henry IV") is part of the name.
+fn is_generation(word: &str) -> bool {
+    matches!(
+        word.trim_end_matches('.').to_lowercase().as_str(),
+        "jr" | "sr"
+    )
 }
 
 /// Whether two words of names are one word, or one spelt a letter apart

@@ -308,9 +308,9 @@ pub fn open_corpus(
             .map(|w| Note::warning(crate::corpus::printable(w))),
     );
     let label = format!(
-        "the corpus {} ({} documents{ranking})",
+        "the corpus {} ({}{ranking})",
         path.display(),
-        corpus.len()
+        crate::count(corpus.len(), "document")
     );
     Ok((corpus, label))
 }

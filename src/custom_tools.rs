@@ -96,9 +96,26 @@ pub struct Finished {
 /// symbolic links), sorted by name. Dotfiles, `README*`, `_template*` and
 /// anything else are skipped with a debug log line.
 pub fn candidates(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    Ok(scan(dir)?.0)
+}
+
+/// Whether a file begins with `#!`: a script, meant to be run.
+fn is_script(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == b"#!"
+}
+
+/// The tools of a folder, and its scripts that lack the executable bit
+/// (meant as tools, but they cannot run).
+fn scan(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
     // Absolute: a tool runs in another working directory.
     let dir = std::path::absolute(dir)?;
     let mut out = Vec::new();
+    let mut not_executable = Vec::new();
     for entry in std::fs::read_dir(&dir)? {
         let entry = entry?;
         let path = entry.path();
@@ -118,20 +135,30 @@ pub fn candidates(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             }
         };
         match skip {
+            Some("not executable") if is_script(&path) => not_executable.push(path),
             Some(why) => tracing::debug!(file = %path.display(), "custom tools: skipped ({why})"),
             None => out.push(path),
         }
     }
     out.sort();
-    Ok(out)
+    not_executable.sort();
+    Ok((out, not_executable))
 }
 
 /// Describes every tool of a folder at once, each within
 /// [`DESCRIBE_TIMEOUT`]. A broken tool never stops the others.
 pub async fn discover(dir: &Path) -> std::io::Result<Toolbox> {
-    let files = candidates(dir)?;
+    let (files, not_executable) = scan(dir)?;
     let results = futures::future::join_all(files.into_iter().map(describe)).await;
     let mut toolbox = Toolbox::default();
+    for file in not_executable {
+        let fix = format!("chmod +x {}", file.display());
+        toolbox.broken.push(Broken {
+            file,
+            why: "it is a script without the executable bit".into(),
+            fix,
+        });
+    }
     for r in results {
         match r {
             Ok(t) => toolbox.tools.push(t),
@@ -516,6 +543,7 @@ mod tests {
         mk("tool.sh", 0o755);
         mk("b_tool", 0o700);
         mk("notes.txt", 0o644);
+        std::fs::write(dir.path().join("data.csv"), "a,b\n").unwrap();
         mk("README.md", 0o755);
         mk(".hidden", 0o755);
         mk("_template.py", 0o755);
@@ -526,6 +554,28 @@ mod tests {
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, vec!["b_tool", "tool.sh"]);
+        // A script without the executable bit is named, with the fix; a
+        // data file is not.
+        let (_, not_executable) = scan(dir.path()).unwrap();
+        let names: Vec<_> = not_executable
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["notes.txt"]);
+        let toolbox = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(discover(dir.path()))
+            .unwrap();
+        assert!(
+            toolbox
+                .broken
+                .iter()
+                .any(|b| b.fix.starts_with("chmod +x ") && b.fix.ends_with("notes.txt")),
+            "{:?}",
+            toolbox.broken
+        );
     }
 
     fn script(dir: &Path, name: &str, body: &str) -> PathBuf {

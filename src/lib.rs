@@ -41,6 +41,15 @@ pub mod store;
 pub mod sync;
 pub mod web;
 
+/// A count and its noun, singular for one: "1 aspect", "3 aspects".
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Compiles a regex literal. Patterns are constants covered by tests, so a
 /// failure is a programming error caught before release.
 #[expect(

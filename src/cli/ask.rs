@@ -361,20 +361,31 @@ pub(super) async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequ
     let mut renderer = Renderer::new(g);
     let mut signals = Signals::new()?;
     let mut first: Option<Signal> = None;
+    let mut pause = super::next_step::Pause::default();
+    // Ctrl-C at the prompt reaches dra twice: as the prompt's interrupted
+    // read and as SIGINT. Both are one interrupt.
+    let mut prompt_cut: Option<std::time::Instant> = None;
     loop {
         tokio::select! {
             ev = handle.events.recv() => match ev {
                 Some(Event { body: EventBody::Clarification { questions }, .. }) if interactive => {
                     if let super::clarify::Asked::Interrupted = super::clarify::ask(&renderer, &handle.ops, &questions).await {
                         first.get_or_insert(Signal::Interrupt);
+                        prompt_cut = Some(std::time::Instant::now());
                         renderer.note("interrupt: finishing up and saving what was found (Ctrl-C again to quit now)");
                         let _ = handle.ops.send(Op::Interrupt).await;
                     }
                 }
-                Some(ev) => renderer.on_event(&ev),
+                Some(ev) => {
+                    pause.saw(&ev, g);
+                    renderer.on_event(&ev);
+                }
                 None => break,
             },
             sig = signals.recv() => {
+                if sig == Signal::Interrupt && prompt_cut.take().is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(1)) {
+                    continue;
+                }
                 if first.is_some() {
                     renderer.abandon();
                     let detail = format!("{} again: dra exited without waiting for the run to finish; no report was written", sig.name());
@@ -405,6 +416,9 @@ pub(super) async fn drive(g: &GlobalArgs, config: EngineConfig, request: AskRequ
         )));
     };
     renderer.finish(&summary);
+    for line in super::next_step::lines(&pause, &summary) {
+        errln!("{line}");
+    }
     Ok(
         match (Exit::for_status(summary.state, summary.reason), first) {
             // SIGTERM and SIGHUP end a run as Ctrl-C does, with their own codes.

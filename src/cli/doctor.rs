@@ -320,10 +320,10 @@ fn mcp_checks(servers: &[crate::mcp::McpServer], checks: &mut Vec<Check>) {
                 name: "mcp server",
                 ok: true,
                 detail: format!(
-                    "{} ({target}, from {}): {} tools in {ms} ms: {}",
+                    "{} ({target}, from {}): {} in {ms} ms: {}",
                     server.label,
                     server.origin,
-                    names.len(),
+                    crate::count(names.len(), "tool"),
                     names.join(", ")
                 ),
                 fix: None,
@@ -391,9 +391,9 @@ fn custom_tools_checks(ct: &crate::config::CustomToolsSettings, checks: &mut Vec
         name: "custom tools",
         ok: true,
         detail: format!(
-            "{}: {} tools, {} left out (timeout {:?} per call)",
+            "{}: {}, {} left out (timeout {:?} per call)",
             dir.display(),
-            toolbox.tools.len(),
+            crate::count(toolbox.tools.len(), "tool"),
             toolbox.broken.len(),
             ct.timeout
         ),

@@ -92,6 +92,70 @@ impl From<Exit> for std::process::ExitCode {
 mod tests {
     use super::*;
 
+    /// The codes of README.md's exit-code table.
+    fn documented() -> std::collections::BTreeSet<u8> {
+        let readme = include_str!("../../README.md");
+        let table = readme
+            .split("## Exit codes")
+            .nth(1)
+            .expect("README.md has an Exit codes section");
+        table
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .filter_map(|l| l.trim_matches('|').split('|').next()?.trim().parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_table_names_every_code_and_only_those() {
+        let all = [
+            Exit::Ok,
+            Exit::Failure,
+            Exit::Usage,
+            Exit::AwaitingClarification,
+            Exit::PartialReport,
+            Exit::BudgetExhausted,
+            Exit::NoVerifiedSource,
+            Exit::QuestionUnclear,
+            Exit::NotAnswered,
+            Exit::Interrupted,
+            Exit::HungUp,
+            Exit::Terminated,
+        ];
+        let codes: std::collections::BTreeSet<u8> = all.iter().map(|e| e.code()).collect();
+        assert_eq!(documented(), codes);
+        // Every ending a run can have exits with a documented code.
+        use StatusReason::*;
+        for reason in [
+            ReportDelivered,
+            AwaitingClarification,
+            DirectAnswer,
+            ReportSalvaged,
+            NotAnswered,
+            BudgetExhausted,
+            StalledAfterNudges,
+            EndedWithoutReport,
+            Interrupted,
+            ModelFailed,
+            ToolCallRequired,
+            InternalError,
+            NoVerifiedSource,
+            QuestionUnclear,
+            SearchUnavailable,
+            SourcesUnreachable,
+            ReportQuality,
+        ] {
+            for state in [StatusState::Done, StatusState::Error] {
+                let code = Exit::for_status(state, reason).code();
+                assert!(
+                    documented().contains(&code),
+                    "{state:?} {reason:?} -> {code}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn codes_are_stable() {
         assert_eq!(Exit::Ok.code(), 0);

@@ -19,6 +19,7 @@ pub mod exit;
 mod index;
 mod lint_report;
 mod mcp_serve;
+mod next_step;
 mod render;
 mod resume;
 mod runs;
@@ -105,11 +106,40 @@ pub enum Command {
     Man,
 }
 
+/// Adds a did-you-mean to an unknown subcommand clap found none for: clap
+/// misses swapped letters ("aks" for "ask"), which an edit distance
+/// counting a swap as one edit catches.
+fn suggest_subcommand(e: &mut clap::Error) {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidSubcommand || e.get(ContextKind::SuggestedSubcommand).is_some()
+    {
+        return;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else {
+        return;
+    };
+    let typed = typed.to_lowercase();
+    let cmd = <Cli as clap::CommandFactory>::command();
+    let best = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .map(|n| (strsim::osa_distance(&typed, &n), n))
+        .filter(|(d, n)| *d <= if n.len() > 4 { 2 } else { 1 })
+        .min();
+    if let Some((_, name)) = best {
+        e.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(vec![name]),
+        );
+    }
+}
+
 /// Entry point: parses flags, runs the command, maps the outcome to an exit code.
 pub fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
+        Err(mut e) => {
+            suggest_subcommand(&mut e);
             let code = if e.use_stderr() {
                 Exit::Usage
             } else {

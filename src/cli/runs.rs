@@ -85,7 +85,8 @@ fn table(runs: &[RunInfo]) -> String {
             started,
             printable(&state, 32),
             r.sources.map_or("-".into(), |n| n.to_string()),
-            r.cost_usd.map_or("-".into(), |c| format!("${c:.4}")),
+            r.cost_usd
+                .map_or("-".into(), crate::engine::budget::dollars),
             printable(r.question.as_deref().unwrap_or("?"), 48),
             r.report
                 .as_ref()

@@ -137,7 +137,7 @@ impl Config {
                 .or_else(|| file_values.get(spec.key).cloned())
                 .or_else(|| spec.default.map(|d| (d.to_string(), Origin::Default)));
             let Some((raw, origin)) = raw else { continue };
-            let value = match parse(spec, &raw, &origin, &mut warnings)? {
+            let value = match parse(spec, &raw, &origin)? {
                 Some(v) => v,
                 None => continue,
             };
@@ -379,10 +379,13 @@ mod tests {
     }
 
     #[test]
-    fn unknown_tier_warns_and_falls_back() {
-        let c = Config::resolve(&layers(&[("DRA_MODEL_TIER", "ultra")])).unwrap();
-        assert_eq!(c.tier().name, "extra-low");
-        assert!(c.warnings.iter().any(|w| w.contains("ultra")));
+    fn an_unknown_tier_is_an_error_that_lists_the_tiers() {
+        let err = Config::resolve(&layers(&[("DRA_MODEL_TIER", "ultra")])).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("\"ultra\"") && msg.contains("extra-low, low, mid, high"),
+            "{msg}"
+        );
     }
 
     #[test]

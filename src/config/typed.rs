@@ -400,8 +400,7 @@ fn file_outranks_inline(c: &Config) -> bool {
 pub fn table_default(key: &str) -> Option<Value> {
     let spec = keys::spec(key)?;
     let raw = spec.default?;
-    let mut warnings = Vec::new();
-    super::parse(spec, raw, &super::Origin::Default, &mut warnings)
+    super::parse(spec, raw, &super::Origin::Default)
         .ok()
         .flatten()
 }

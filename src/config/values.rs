@@ -49,7 +49,6 @@ pub(super) fn parse(
     spec: &SettingSpec,
     raw: &str,
     origin: &Origin,
-    warnings: &mut Vec<String>,
 ) -> Result<Option<Value>, ConfigError> {
     let raw = raw.trim();
     let invalid = |expected: &str| ConfigError::Invalid {
@@ -118,17 +117,15 @@ pub(super) fn parse(
             Value::Json(serde_json::from_str(raw).map_err(|e| hidden(e.to_string()))?)
         }
         Kind::Tier => {
+            // An unknown tier is a mistake, not a wish for the cheapest one.
             if tiers::find_tier(raw).is_none() {
                 let names: Vec<_> = MODEL_TIERS.iter().map(|t| t.name).collect();
-                warnings.push(format!(
-                    "unknown model tier {raw:?} (from {origin}); using {} (known: {})",
-                    tiers::DEFAULT_TIER,
+                return Err(invalid(&format!(
+                    "one of the model tiers {} (see `dra tiers`)",
                     names.join(", ")
-                ));
-                Value::Text(tiers::DEFAULT_TIER.to_string())
-            } else {
-                Value::Text(raw.to_string())
+                )));
             }
+            Value::Text(raw.to_string())
         }
         Kind::Date => {
             chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")

@@ -72,7 +72,11 @@ fn limit_detail(run: &RunCtx, limit: Limit) -> String {
     match limit {
         Limit::ToolCalls => format!("tool calls {} of {}", s.tool_calls, l.max_tool_calls),
         Limit::Tokens => format!("tokens {} of {}", s.tokens, l.max_total_tokens),
-        Limit::Usd => format!("${:.4} of ${:.2}", s.usd, l.max_usd),
+        Limit::Usd => format!(
+            "{} of {}",
+            crate::engine::budget::dollars(s.usd),
+            crate::engine::budget::dollars(l.max_usd)
+        ),
         Limit::Deadline => format!(
             "{:.0}s of {:.0}s",
             run.budget.elapsed().as_secs_f64(),
@@ -485,8 +489,9 @@ async fn execute(cx: &AgentCx, tools: &ToolRegistry, call: &ToolCall) -> ToolOut
             }
         },
     );
-    // The checkpoint (a replayed result is recorded already).
-    if !replayed {
+    // The checkpoint (a replayed result is recorded already). A transient
+    // failure is no completed call: a resumed run makes it again.
+    if !replayed && out.error_class != Some(crate::protocol::ErrorClass::Transient) {
         run.emitter
             .record(Record::ToolResult {
                 agent: cx.agent.clone(),

@@ -186,9 +186,39 @@ impl Budget {
     }
 }
 
+/// An amount of dollars written with the digits it needs to be told from
+/// its neighbours: "$0.0004", "$0.002", "$0.50", "$12.00", "$0".
+pub fn dollars(usd: f64) -> String {
+    if usd == 0.0 || !usd.is_finite() {
+        return "$0".into();
+    }
+    if usd.abs() >= 1.0 {
+        return format!("${usd:.2}");
+    }
+    // Two significant digits, at least two decimals, no trailing zeros
+    // past those.
+    let places = ((-usd.abs().log10()).floor() as usize + 2).clamp(2, 8);
+    let mut s = format!("{usd:.places$}");
+    while s.len() > s.find('.').map_or(0, |d| d + 3) && s.ends_with('0') {
+        s.pop();
+    }
+    format!("${s}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dollars_show_the_digits_that_tell_a_spend_from_its_cap() {
+        assert_eq!(dollars(0.0004), "$0.0004");
+        assert_eq!(dollars(0.002), "$0.002");
+        assert_eq!(dollars(0.00123), "$0.0012");
+        assert_eq!(dollars(0.5), "$0.50");
+        assert_eq!(dollars(0.0), "$0");
+        assert_eq!(dollars(12.0), "$12.00");
+        assert_eq!(dollars(1.234), "$1.23");
+    }
     use std::sync::Arc;
 
     #[test]

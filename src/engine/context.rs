@@ -103,6 +103,7 @@ pub struct Services {
     pub fetcher: Arc<dyn Fetcher>,
     /// On resume: the earlier invocations' records.
     pub replay: Option<Arc<Replay>>,
+    pub reach: Arc<super::reach::Reach>,
 }
 
 /// What the run has gathered so far, behind its own locks (read and
@@ -157,6 +158,8 @@ pub struct RunCtx {
     pub fetcher: Arc<dyn Fetcher>,
     /// On resume: the earlier invocations' records.
     pub replay: Option<Arc<Replay>>,
+    /// Searches and fetches answered and failed (an outage ends the run).
+    pub reach: Arc<super::reach::Reach>,
 
     // Run state.
     pub pages: PageStore,
@@ -214,6 +217,7 @@ impl RunCtx {
             search: services.search,
             fetcher: services.fetcher,
             replay: services.replay,
+            reach: services.reach,
             pages,
             budget: Budget::since(settings.limits, config.started),
             cancel: Cancel::default(),

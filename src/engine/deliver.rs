@@ -66,11 +66,15 @@ pub(super) fn deliver(
     let question = request.question.trim();
     let (state, reason, detail, markdown, stopped) =
         ending(ctx, config, question, unclear, end, &salvage);
+    let (state, reason, detail, markdown) = match outage(ctx, question, reason) {
+        Some(o) => o,
+        None => (state, reason, detail, markdown),
+    };
     let salvaged = stopped && markdown.is_some();
     let markdown = markdown.unwrap_or_else(|| {
         format!(
             "# Research report\n\n**Question:** {question}\n\nNo report could be written: the run ended ({}) before any verified finding was made.\n",
-            reason.as_str()
+            reason.in_words()
         )
     });
     let (markdown, claims) = checked_report(ctx, &markdown);
@@ -106,6 +110,30 @@ pub(super) fn deliver(
     }
 }
 
+/// The ending of a run that read nothing because its sources could not be
+/// reached: an outage, whatever the lead made of it (a question for the
+/// user, a report of nothing). Interrupted and budget endings stay.
+fn outage(
+    ctx: &RunCtx,
+    question: &str,
+    reason: StatusReason,
+) -> Option<(StatusState, StatusReason, Option<String>, Option<String>)> {
+    if matches!(
+        reason,
+        StatusReason::Interrupted | StatusReason::BudgetExhausted | StatusReason::QuestionUnclear
+    ) || !ctx.pages.pages().is_empty()
+    {
+        return None;
+    }
+    let o = ctx.reach.outage(ctx.search.name())?;
+    let question: String = question.chars().filter(|c| !c.is_control()).collect();
+    let md = format!(
+        "# Sources unreachable\n\n**Question:** {question}\n\nNothing was researched: {}. This is an outage, not a problem with the question: when the backend answers again, `dra resume {}` tries the failed calls again.\n",
+        o.detail, ctx.run_id
+    );
+    Some((StatusState::Error, o.reason, Some(o.detail), Some(md)))
+}
+
 /// What the report's Gaps cannot know: the plan's aspects a stopped run
 /// never reached, and the documents a corpus cap cut.
 fn gap_notes(
@@ -121,7 +149,7 @@ fn gap_notes(
         } else {
             Vec::new()
         },
-        ended: reason.as_str().to_string(),
+        ended: reason.in_words(),
         truncated: ctx
             .truncated()
             .into_iter()

@@ -19,6 +19,7 @@ mod orchestrator;
 pub mod page_store;
 pub mod page_view;
 pub mod prompts;
+pub mod reach;
 pub mod recorded;
 pub mod replay;
 pub mod search_listing;

@@ -70,15 +70,18 @@ pub(super) async fn engine_task(
         None => (config.search.clone(), config.fetcher.clone()),
     };
     // Searches and fetches are recorded, and on resume answered from records.
+    let reach = Arc::new(super::reach::Reach::default());
     let search: Arc<dyn crate::ports::SearchBackend> = Arc::new(super::recorded::RecordedSearch {
         inner: inner_search,
         replay: replay.clone(),
         emitter: emitter.clone(),
+        reach: reach.clone(),
     });
     let fetcher: Arc<dyn crate::ports::Fetcher> = Arc::new(super::recorded::RecordedFetch {
         inner: inner_fetcher,
         replay: replay.clone(),
         emitter: emitter.clone(),
+        reach: reach.clone(),
     });
     let ctx = Arc::new(RunCtx::new(
         &config,
@@ -90,6 +93,7 @@ pub(super) async fn engine_task(
             search,
             fetcher,
             replay: replay.clone(),
+            reach,
         },
     ));
     if config.resume.is_none() {

@@ -45,12 +45,20 @@ pub fn check_listen(
         )));
     }
     match token {
-        Some(t) if !t.expose().trim().is_empty() => Ok(()),
+        Some(t) if t.expose().trim().chars().count() >= MIN_REMOTE_TOKEN => Ok(()),
+        Some(t) if !t.expose().trim().is_empty() => Err(ListenError::Refused(format!(
+            "refusing to listen on {addr} with a bearer token of {} characters: one that other machines can reach must have at least {MIN_REMOTE_TOKEN} (for example: openssl rand -hex 24)",
+            t.expose().trim().chars().count()
+        ))),
         _ => Err(ListenError::Refused(format!(
             "refusing to listen on {addr} without a bearer token: set DRA_MCP_SERVE_TOKEN (or --token) so that only your clients can call dra"
         ))),
     }
 }
+
+/// The fewest characters of a bearer token that guards a server other
+/// machines can reach (a short one is guessed).
+pub const MIN_REMOTE_TOKEN: usize = 16;
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -272,7 +280,7 @@ mod tests {
         let lo: SocketAddr = "127.0.0.1:0".parse().unwrap();
         let lo6: SocketAddr = "[::1]:8080".parse().unwrap();
         let any: SocketAddr = "0.0.0.0:8080".parse().unwrap();
-        let token = Secret::new("s3cret");
+        let token = Secret::new("s3cret-0123456789abcdef");
         assert!(check_listen(lo, false, None).is_ok());
         assert!(check_listen(lo6, false, None).is_ok());
         let e = check_listen(any, false, Some(&token)).unwrap_err();
@@ -280,6 +288,9 @@ mod tests {
         let e = check_listen(any, true, None).unwrap_err();
         assert!(e.to_string().contains("DRA_MCP_SERVE_TOKEN"), "{e}");
         assert!(check_listen(any, true, Some(&Secret::new("  "))).is_err());
+        // A guessable token does not guard a remote listener.
+        let e = check_listen(any, true, Some(&Secret::new("abc"))).unwrap_err();
+        assert!(e.to_string().contains("at least 16"), "{e}");
         assert!(check_listen(any, true, Some(&token)).is_ok());
     }
 

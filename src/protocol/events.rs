@@ -442,6 +442,11 @@ pub enum StatusReason {
     NoVerifiedSource,
     /// The question names nothing to research; the detail says how to ask.
     QuestionUnclear,
+    /// Every search failed for network or backend reasons: an outage, not
+    /// an unclear question (the detail names the backend and the error).
+    SearchUnavailable,
+    /// Searches answered but every page fetch failed for network reasons.
+    SourcesUnreachable,
     // revising
     ReportQuality,
     SubagentFindings,

@@ -21,6 +21,8 @@ impl StatusReason {
             StatusReason::InternalError => "internal_error",
             StatusReason::NoVerifiedSource => "no_verified_source",
             StatusReason::QuestionUnclear => "question_unclear",
+            StatusReason::SearchUnavailable => "search_unavailable",
+            StatusReason::SourcesUnreachable => "sources_unreachable",
             StatusReason::ReportQuality => "report_quality",
             StatusReason::SubagentFindings => "subagent_findings",
             StatusReason::ToolCalls => "tool_calls",
@@ -28,6 +30,21 @@ impl StatusReason {
             StatusReason::Usd => "usd",
             StatusReason::Deadline => "deadline",
             StatusReason::Steps => "steps",
+        }
+    }
+}
+
+impl StatusReason {
+    /// The reason in words, for reports and messages people read: "dollar
+    /// cap reached", not `usd`.
+    pub fn in_words(self) -> String {
+        match self {
+            StatusReason::ToolCalls => "tool-call cap reached".into(),
+            StatusReason::Tokens => "token cap reached".into(),
+            StatusReason::Usd => "dollar cap reached".into(),
+            StatusReason::Deadline => "deadline passed".into(),
+            StatusReason::Steps => "step cap reached".into(),
+            other => other.as_str().replace('_', " "),
         }
     }
 }
@@ -95,6 +112,8 @@ mod tests {
             StatusReason::InternalError,
             StatusReason::NoVerifiedSource,
             StatusReason::QuestionUnclear,
+            StatusReason::SearchUnavailable,
+            StatusReason::SourcesUnreachable,
             StatusReason::ReportQuality,
             StatusReason::SubagentFindings,
             StatusReason::ToolCalls,

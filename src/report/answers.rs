@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::compose::quoted;
 use crate::evidence::{Finding, Findings};
 
 /// The text with its first letter in upper case.
@@ -45,10 +46,6 @@ fn as_clause(label: &str) -> String {
     } else {
         format!("what the question asks about {l}")
     }
-}
-
-fn quote(s: &str) -> String {
-    s.replace('\n', " ").trim().to_string()
 }
 
 /// The direct answers, and what the sources do not say: in the Answer when
@@ -113,8 +110,8 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
                 String::new()
             };
             out.push_str(&format!(
-                "{head}**{value}**: \"{}\" [{}]{agree}\n\n",
-                quote(&best.quote),
+                "{head}**{value}**: {} [{}]{agree}\n\n",
+                quoted(&best.quote),
                 best.source
             ));
         } else if in_sentences(unit) {
@@ -137,7 +134,7 @@ pub fn direct_answers(labels: &[String], units: &[&Findings], single: bool) -> D
             }
             let quotes: Vec<String> = fresh
                 .iter()
-                .map(|f| format!("\"{}\" [{}]", quote(&f.quote), f.source))
+                .map(|f| format!("{} [{}]", quoted(&f.quote), f.source))
                 .collect();
             out.push_str(&format!("{head}{}\n\n", quotes.join(" ")));
         } else if unit.answered == Some(false) {

@@ -41,8 +41,25 @@ pub struct FinalReport {
     pub scrubbed: Vec<String>,
 }
 
-fn quote_md(s: &str) -> String {
+fn one_line(s: &str) -> String {
     s.replace('\n', " ").trim().to_string()
+}
+
+/// A quote on one line between quotation marks, unless the quoted
+/// sentence is itself a quotation from end to end (no doubled marks).
+pub(super) fn quoted(s: &str) -> String {
+    let t = one_line(s);
+    let pairs = [('"', '"'), ('\u{201C}', '\u{201D}')];
+    let mut chars = t.chars();
+    let (first, last) = (chars.next(), chars.next_back());
+    if pairs
+        .iter()
+        .any(|&(open, close)| first == Some(open) && last == Some(close))
+    {
+        t
+    } else {
+        format!("\"{t}\"")
+    }
 }
 
 /// Words that mark a sentence as describing a state that has since ended
@@ -324,7 +341,7 @@ fn aspect_lines(
                 .find(|f| quotes_key(&f.quote) != quotes_key(&first.quote));
             md.push_str(&format!("- **{}**:", capitalize(&a.label)));
             for f in std::iter::once(first).chain(second) {
-                md.push_str(&format!(" \"{}\" [{}]", quote_md(&f.quote), f.source));
+                md.push_str(&format!(" {} [{}]", quoted(&f.quote), f.source));
                 if let Some(d) = date_of(&f.quote, f.as_of.as_deref()) {
                     md.push_str(&format!(" (as of {d})"));
                 }
@@ -339,9 +356,9 @@ fn aspect_lines(
 /// doubt, then one line per sub-topic of its field.
 fn merged_value_line(a: &Aspect, v: &FieldView) -> String {
     let mut md = format!(
-        "- **{}**: \"{}\" [{}]",
+        "- **{}**: {} [{}]",
         capitalize(&a.label),
-        quote_md(&v.quote),
+        quoted(&v.quote),
         v.source,
     );
     let notes: Vec<String> = v
@@ -356,9 +373,9 @@ fn merged_value_line(a: &Aspect, v: &FieldView) -> String {
     md.push('\n');
     for s in &a.scoped {
         md.push_str(&format!(
-            "  - {}: \"{}\" [{}]",
+            "  - {}: {} [{}]",
             capitalize(scope_of(s)),
-            quote_md(&s.quote),
+            quoted(&s.quote),
             s.source
         ));
         if let Some(d) = &s.as_of {
@@ -393,7 +410,7 @@ fn evidence_section(
         }
         md.push_str(&format!("### {}\n\n", capitalize(&a.label)));
         for f in fresh {
-            md.push_str(&format!("- \"{}\" [{}]", quote_md(&f.quote), f.source));
+            md.push_str(&format!("- {} [{}]", quoted(&f.quote), f.source));
             let mut meta = Vec::new();
             if let Some(t) = f.source_type.filter(|t| *t != SourceType::Other) {
                 meta.push(t.as_str().replace('_', " "));
@@ -432,9 +449,9 @@ fn history_section(aspects: &[Aspect]) -> String {
         for (aspect, v) in &with_history {
             for h in &v.history {
                 md.push_str(&format!(
-                    "- **{}** (earlier): \"{}\" [{}]",
+                    "- **{}** (earlier): {} [{}]",
                     capitalize(aspect),
-                    quote_md(&h.quote),
+                    quoted(&h.quote),
                     h.source
                 ));
                 if let Some(d) = &h.as_of {
@@ -597,9 +614,9 @@ fn as_of_note(as_of: Option<&str>) -> String {
 fn disagreement_entry(label: &str, best: (&str, usize, Option<String>), rivals: &str) -> String {
     let (quote, source, as_of) = best;
     format!(
-        "- **{}**: best supported: \"{}\" [{}]{}. Other sources say:\n{rivals}",
+        "- **{}**: best supported: {} [{}]{}. Other sources say:\n{rivals}",
         capitalize(label),
-        quote_md(quote),
+        quoted(quote),
         source,
         as_of_note(as_of.as_deref())
     )
@@ -609,8 +626,8 @@ fn disagreement_entry(label: &str, best: (&str, usize, Option<String>), rivals: 
 /// its time: ", or "" for a plain rival).
 fn rival_line(kind: &str, quote: &str, source: usize, as_of: Option<&str>) -> String {
     format!(
-        "  - {kind}\"{}\" [{}]{}\n",
-        quote_md(quote),
+        "  - {kind}{} [{}]{}\n",
+        quoted(quote),
         source,
         as_of_note(as_of)
     )
@@ -744,7 +761,7 @@ fn scope_of(v: &FieldView) -> &str {
 
 /// A quote as a sentence of the lead: verbatim, quoted, cited.
 fn cited(quote: &str, source: usize) -> String {
-    format!("\"{}\" [{source}]", quote_md(quote))
+    format!("{} [{source}]", quoted(quote))
 }
 
 /// For due diligence, what is settled and what to check before deciding:
@@ -904,7 +921,7 @@ fn comparison(
     aspects: &[Aspect],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
-    let cell = |s: &str| quote_md(s).replace('|', "\\|");
+    let cell = |s: &str| one_line(s).replace('|', "\\|");
     let answer_of = |a: &Aspect| -> Option<String> {
         let (quote, n, as_of) = match a.view.filter(|_| a.pick.is_none()) {
             Some(v) => (v.quote.as_str(), v.source, v.as_of.clone()),
@@ -1105,6 +1122,24 @@ pub fn finalize(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quote_that_is_a_quotation_is_not_quoted_twice() {
+        assert_eq!(
+            quoted("Final authorisation was granted."),
+            "\"Final authorisation was granted.\""
+        );
+        assert_eq!(
+            quoted("\"Final authorisation was granted.\""),
+            "\"Final authorisation was granted.\""
+        );
+        assert_eq!(
+            quoted("\u{201C}Granted.\u{201D}"),
+            "\u{201C}Granted.\u{201D}"
+        );
+        // Marks only at one end are the sentence's own.
+        assert_eq!(quoted("\"Granted\" it was."), "\"\"Granted\" it was.\"");
+    }
     use crate::report::evidence_view::ValueView;
 
     fn finding(quote: &str, source: usize, as_of: &str) -> Finding {

@@ -37,26 +37,22 @@ fn tiers_table_and_json_come_from_the_data() {
         );
     }
     assert_eq!(rows.iter().filter(|r| r["active"] == true).count(), 1);
-    let out = sb
-        .dra()
-        .env("DRA_MODEL_TIER", "bogus")
-        .args(["tiers", "--json"])
-        .assert()
-        .success();
-    assert!(
-        String::from_utf8_lossy(&out.get_output().stderr).contains("unknown model tier \"bogus\"")
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let active: Vec<_> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["active"] == true)
-        .collect();
-    assert_eq!(
-        active[0]["name"], "extra-low",
-        "an unknown tier falls back to the default"
-    );
+    // An unknown tier is a usage error that lists the tiers, for every
+    // command (it never runs the cheapest one instead).
+    for args in [
+        &["tiers", "--json"][..],
+        &["ask", "--tier", "ultra", "x"][..],
+    ] {
+        let out = sb
+            .dra()
+            .env("DRA_MODEL_TIER", "bogus")
+            .args(args)
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(err.contains("extra-low, low, mid, high"), "{err}");
+        assert!(err.contains("bogus") || err.contains("ultra"), "{err}");
+    }
 }
 
 #[test]
@@ -476,4 +472,21 @@ fn eval_scores_the_gold_sets() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("expectd"));
+}
+
+#[test]
+fn a_mistyped_subcommand_gets_a_suggestion_even_with_swapped_letters() {
+    let sb = TestHome::new();
+    for (typed, meant) in [
+        ("aks", "'ask'"),
+        ("docter", "'doctor'"),
+        ("reusme", "'resume'"),
+    ] {
+        let out = sb.dra().arg(typed).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            err.contains("similar subcommand") && err.contains(meant),
+            "{typed}: {err}"
+        );
+    }
 }

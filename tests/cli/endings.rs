@@ -271,7 +271,7 @@ fn a_salvaged_report_lists_every_unresearched_aspect_under_gaps() {
             "{aspect:?} missing from Gaps:\n{gaps}"
         );
     }
-    assert!(gaps.contains("the run ended (budget_exhausted)"), "{gaps}");
+    assert!(gaps.contains("the run ended (budget exhausted)"), "{gaps}");
 }
 
 #[test]

@@ -507,6 +507,15 @@ fn listening_off_loopback_needs_permission_and_a_token() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
+    // A guessable token does not guard a server other machines reach.
+    let out = sb
+        .dra()
+        .env("DRA_MCP_SERVE_TOKEN", "abc")
+        .args(["mcp-serve", "--listen", "0.0.0.0:0", "--allow-remote"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at least 16"));
 }
 
 /// Reads stdout lines on a thread, so a silent server cannot hang the test.

@@ -16,6 +16,7 @@ mod mcp_faults;
 mod mcp_interop;
 mod mcp_serve;
 mod online;
+mod outage;
 mod planner;
 mod redteam;
 mod resume;

@@ -222,9 +222,9 @@ impl Human {
     /// The plan: how many aspects, then one line per aspect.
     fn show_plan(&self, todos: &[Todo]) {
         self.line(&format!(
-            "{} {} aspects",
+            "{} {}",
             self.paint("plan", |s| s.cyan().bold()),
-            todos.len()
+            crate::count(todos.len(), "aspect")
         ));
         for t in todos {
             self.line(&format!("  - {}", one(&t.content)));
@@ -466,11 +466,11 @@ impl Human {
             out.push_str(&format!("{}\n", p.display()));
         }
         out.push_str(&format!(
-            "{state} ({reason}): {} sources, {} tool calls, {} tokens, ${:.4}, {:.1} s\n",
+            "{state} ({reason}): {} sources, {} tool calls, {} tokens, {}, {:.1} s\n",
             s.sources,
             s.tool_calls,
             s.total_tokens,
-            s.cost_usd,
+            crate::engine::budget::dollars(s.cost_usd),
             s.duration.as_secs_f64()
         ));
         print_stdout(out.as_bytes());

@@ -43,6 +43,16 @@ impl TypedTool for RequestClarification {
         if questions.is_empty() {
             return ToolOutput::permanent("questions is empty");
         }
+        // Nothing found because nothing could be reached is an outage: the
+        // user cannot fix it by naming the subject again.
+        if cx.run.pages.pages().is_empty()
+            && let Some(o) = cx.run.reach.outage(cx.run.search.name())
+        {
+            return ToolOutput::permanent(format!(
+                "not asked: {}. An outage is not a question for the user; stop researching and end the run.",
+                o.detail
+            ));
+        }
         cx.run.emitter.emit(
             &cx.agent,
             EventBody::Clarification {

@@ -78,6 +78,7 @@ mod tests {
             cost_usd: 0.0,
             duration: std::time::Duration::ZERO,
             tool_calls: 0,
+            replayed: None,
         }
     }
 

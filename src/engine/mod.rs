@@ -157,6 +157,15 @@ pub struct RunSummary {
     pub cost_usd: f64,
     pub duration: Duration,
     pub tool_calls: u64,
+    /// A resumed run: model calls answered from the records, and made anew.
+    pub replayed: Option<Replayed>,
+}
+
+/// What a resumed invocation took from its records and what it paid for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replayed {
+    pub from_records: u64,
+    pub new: u64,
 }
 
 pub struct EngineHandle {

@@ -168,6 +168,7 @@ pub(super) async fn engine_task(
                 cost_usd: ctx.budget.spent().usd,
                 duration: ctx.budget.elapsed(),
                 tool_calls: ctx.budget.spent().tool_calls,
+                replayed: replayed(&ctx),
             }
         }
     };
@@ -287,7 +288,19 @@ async fn run_one(
         cost_usd: spent.usd,
         duration,
         tool_calls: spent.tool_calls,
+        replayed: replayed(ctx),
     }
+}
+
+/// For a resumed run, its model calls answered from records and made anew.
+fn replayed(ctx: &RunCtx) -> Option<super::Replayed> {
+    let replay = ctx.replay.as_ref()?;
+    let calls: u64 = ctx.meter.snapshot().iter().map(|m| m.calls).sum();
+    let from_records = replay.replayed_calls();
+    Some(super::Replayed {
+        from_records,
+        new: calls.saturating_sub(from_records),
+    })
 }
 
 /// The run's first event: `run_resumed` when it picks up a recorded run,
@@ -483,6 +496,7 @@ fn emit_usage(
             limits: serde_json::to_value(ctx.budget.limits()).unwrap_or(json!({})),
             models,
             claims: Some(claims),
+            replayed_calls: ctx.replay.as_ref().map(|r| r.replayed_calls()),
         },
     );
     (spent, duration)

@@ -4,7 +4,10 @@
 //!
 //! - a model call is replayed when a record has the same agent, the same
 //!   call index and the same request digest (so a changed prompt is never
-//!   answered from a stale record);
+//!   answered from a stale record), or, whatever agent or position asks,
+//!   when an unused record has the same request digest: parallel work
+//!   (sub-researchers, per-page claim extraction) that interleaves in
+//!   another order on resume is still answered by identity, not by order;
 //! - searches and fetches are answered from their recorded results, in the
 //!   order asked, so tools rebuild the same pages and evidence;
 //! - answers to clarifying questions given earlier are given again.
@@ -36,6 +39,10 @@ type RecordedAnswers = (String, Vec<String>, Vec<String>);
 #[derive(Default)]
 pub struct Replay {
     model_calls: HashMap<(String, u64), (String, ChatResponse)>,
+    /// Per request digest, the records made for it (agent, index).
+    by_digest: HashMap<String, Vec<(String, u64)>>,
+    /// Records already handed out (each answers one call).
+    used: Mutex<HashSet<(String, u64)>>,
     /// Per agent and call id, in the order recorded (ids repeat across turns).
     tool_results: Mutex<HashMap<(String, String), VecDeque<String>>>,
     tool_result_count: u64,
@@ -105,6 +112,10 @@ impl Replay {
                         continue;
                     };
                     remaining.insert(agent.clone());
+                    r.by_digest
+                        .entry(request_digest.clone())
+                        .or_default()
+                        .push((agent.clone(), index));
                     r.model_calls.insert((agent, index), (request_digest, resp));
                 }
                 Record::ToolResult {
@@ -210,21 +221,37 @@ impl Replay {
     /// The recorded response to this agent's `index`th call, if the request
     /// is the one recorded. A miss makes the agent live.
     pub fn model_call(&self, agent: &str, index: u64, digest: &str) -> ModelLookup {
-        if !lock(&self.live).contains(agent) {
-            match self.model_calls.get(&(agent.to_string(), index)) {
-                Some((d, resp)) if d == digest => {
-                    self.replayed_calls.fetch_add(1, Ordering::SeqCst);
-                    return ModelLookup::Hit(Box::new(resp.clone()));
-                }
-                Some(_) => {
-                    self.go_live(agent);
-                    return ModelLookup::Diverged;
-                }
-                None => {}
-            }
+        let key = (agent.to_string(), index);
+        let mut used = lock(&self.used);
+        let at_position = self.model_calls.get(&key).filter(|_| !used.contains(&key));
+        if !lock(&self.live).contains(agent)
+            && let Some((d, resp)) = at_position
+            && d == digest
+        {
+            used.insert(key);
+            self.replayed_calls.fetch_add(1, Ordering::SeqCst);
+            return ModelLookup::Hit(Box::new(resp.clone()));
         }
+        // The same request, recorded under another agent or position.
+        let same = self
+            .by_digest
+            .get(digest)
+            .and_then(|keys| keys.iter().find(|k| !used.contains(*k)));
+        if let Some(k) = same.cloned()
+            && let Some((_, resp)) = self.model_calls.get(&k)
+        {
+            used.insert(k);
+            self.replayed_calls.fetch_add(1, Ordering::SeqCst);
+            return ModelLookup::Hit(Box::new(resp.clone()));
+        }
+        drop(used);
+        let diverged = !lock(&self.live).contains(agent) && at_position.is_some();
         self.go_live(agent);
-        ModelLookup::Miss
+        if diverged {
+            ModelLookup::Diverged
+        } else {
+            ModelLookup::Miss
+        }
     }
 
     /// The recorded result of a tool call, if any (the agent is replaying).
@@ -329,10 +356,38 @@ mod tests {
             ModelLookup::Diverged
         ));
         assert!(!r.is_replaying("main"), "a diverged agent is live");
-        assert!(matches!(r.model_call("main", 1, "d1"), ModelLookup::Miss));
         assert_eq!(r.tool_result("main", "c1"), None);
+        // The very request recorded is still answered by its digest, once.
+        assert!(matches!(r.model_call("main", 1, "d1"), ModelLookup::Hit(_)));
+        assert!(matches!(r.model_call("main", 2, "d1"), ModelLookup::Miss));
         assert_eq!(r.recorded_tool_results(), 2);
-        assert_eq!(r.replayed_calls(), 1);
+        assert_eq!(r.replayed_calls(), 2);
+    }
+
+    #[test]
+    fn a_request_recorded_under_another_agent_or_position_is_answered_by_its_digest() {
+        // Two claim extractions ran in parallel; on resume they ask in the
+        // other order, and a sub-researcher got another number.
+        let r = Replay::from_lines(&[
+            call("claims", 0, "page-a"),
+            call("claims", 1, "page-b"),
+            call("sub-2", 0, "aspect-x"),
+        ]);
+        assert!(
+            matches!(r.model_call("claims", 0, "page-b"), ModelLookup::Hit(resp) if resp.content == "claims1")
+        );
+        assert!(
+            matches!(r.model_call("claims", 1, "page-a"), ModelLookup::Hit(resp) if resp.content == "claims0")
+        );
+        assert!(
+            matches!(r.model_call("sub-1", 0, "aspect-x"), ModelLookup::Hit(resp) if resp.content == "sub-20")
+        );
+        // Each record answers once: the same request again is new.
+        assert!(matches!(
+            r.model_call("claims", 2, "page-a"),
+            ModelLookup::Miss
+        ));
+        assert_eq!(r.replayed_calls(), 3);
     }
 
     #[test]

@@ -201,6 +201,10 @@ pub enum EventBody {
         /// their sources, how many were supported and how many removed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         claims: Option<ClaimSupport>,
+        /// A resumed run: of `model_calls`, those answered from the run's
+        /// records (the rest were made anew).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replayed_calls: Option<u64>,
     },
     Status(Status),
 }

@@ -280,6 +280,21 @@ fn kill_then_resume(kill: Kill, parallel: usize, expected: &Baseline) {
         ),
         "{kill:?}: the resumed stream starts with run_resumed"
     );
+    // The usage says how many calls came from the records: every call the
+    // resumed invocation did not send to the server.
+    let sent_now = (server.count() - requests_before) as u64;
+    let (calls, replayed) = stdout
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::Usage {
+                model_calls,
+                replayed_calls,
+                ..
+            } => Some((*model_calls, *replayed_calls)),
+            _ => None,
+        })
+        .expect("a usage event");
+    assert_eq!(replayed, Some(calls - sent_now), "{kill:?}");
 
     // Resuming a finished run says so and calls nothing.
     let n = server.count();
@@ -325,6 +340,23 @@ fn parallel_runs_killed_at_seeded_points_resume_with_the_same_evidence() {
         .collect();
     for kill in kills {
         kill_then_resume(kill, 2, &expected);
+    }
+}
+
+/// Three at once (more than the plan's aspects, so every sub-researcher
+/// and its claim extractions run side by side): whatever order they ask
+/// in after the resume, completed calls are answered by their digest.
+#[test]
+fn three_parallel_sub_researchers_killed_at_seeded_points_repay_nothing() {
+    let expected = baseline(3);
+    let last_line = expected.lines * 4 / 5;
+    let kills: Vec<Kill> = (1..=expected.requests)
+        .map(Kill::DuringRequest)
+        .chain((0..12).map(|i| Kill::AtEventLine(2 + i * (last_line - 2) / 11)))
+        .collect();
+    assert!(kills.len() >= 20, "{} kill points", kills.len());
+    for kill in kills {
+        kill_then_resume(kill, 3, &expected);
     }
 }
 

@@ -461,6 +461,13 @@ impl Human {
             "{} {state}: {reason}{detail}",
             self.paint("status", |x| x.bold())
         ));
+        if let Some(r) = s.replayed {
+            self.line(&format!(
+                "resumed: {} answered from the run's records, {} made anew",
+                crate::count(r.from_records as usize, "model call"),
+                r.new
+            ));
+        }
         let mut out = String::new();
         if let Some(p) = &s.report_path {
             out.push_str(&format!("{}\n", p.display()));

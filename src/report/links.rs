@@ -242,6 +242,15 @@ fn closing_run(bytes: &[u8], from: usize, n: usize) -> Option<usize> {
     None
 }
 
+/// A link to a heading of the report itself: `#` and a slug (letters,
+/// digits, `-`, `_`, `.`), nothing a renderer could read as markup.
+fn is_anchor(dest: &str) -> bool {
+    dest.strip_prefix('#').is_some_and(|slug| {
+        slug.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    })
+}
+
 /// Prose (no code): images, outside links, autolinks, HTML and bare URLs.
 /// What is kept (links to sources) is set aside behind placeholders, so
 /// the later passes cannot touch it.
@@ -261,7 +270,7 @@ fn gate_prose(text: &str, allowed: &[String], removed: &mut Vec<String>) -> Stri
         .replace_all(&text, |c: &Captures| {
             let dest = c[2].trim_matches(['<', '>']);
             let label = gate_prose(&c[1], allowed, removed);
-            if is_allowed(dest, allowed) || dest.starts_with('#') {
+            if is_allowed(dest, allowed) || is_anchor(dest) {
                 return kept.set_aside(format!("[{label}]{}", &c[0][c[1].len() + 2..]));
             }
             removed.push(format!("link to {}", describe(dest)));

@@ -99,6 +99,8 @@ pub const MAX_TOTAL_TOKENS: &str = "DRA_MAX_TOTAL_TOKENS";
 pub const MAX_USD: &str = "DRA_MAX_USD";
 pub const DEADLINE: &str = "DRA_DEADLINE";
 pub const MAX_PARALLEL: &str = "DRA_MAX_PARALLEL";
+pub const SYNC_MS: &str = "DRA_SYNC_MS";
+pub const SYNC_LINES: &str = "DRA_SYNC_LINES";
 pub const RUNS_DIR: &str = "DRA_RUNS_DIR";
 pub const OFFLINE: &str = "DRA_OFFLINE";
 pub const TOOL_PROTOCOL: &str = "DRA_TOOL_PROTOCOL";
@@ -244,6 +246,18 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Uint { min: 1 },
         Some("4"),
         "Sub-researchers running at once",
+    ),
+    s(
+        SYNC_MS,
+        Kind::Uint { min: 1 },
+        Some("250"),
+        "Run files are fsynced at least this often (milliseconds) while lines are pending",
+    ),
+    s(
+        SYNC_LINES,
+        Kind::Uint { min: 1 },
+        Some("32"),
+        "Run files are fsynced at least every this many lines",
     ),
     s(
         OFFLINE,

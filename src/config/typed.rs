@@ -202,6 +202,8 @@ pub struct Settings {
     pub corpus: CorpusSettings,
     pub limits: Limits,
     pub max_parallel: usize,
+    /// How often run files are fsynced (group commit).
+    pub sync: crate::store::GroupCommit,
     pub offline: bool,
     pub require_tool_call: bool,
     pub memory: bool,
@@ -281,6 +283,10 @@ impl Settings {
                 max_steps: uint(keys::RECURSION_LIMIT),
             },
             max_parallel: usize::try_from(uint(keys::MAX_PARALLEL)).unwrap_or(usize::MAX),
+            sync: crate::store::GroupCommit {
+                every: std::time::Duration::from_millis(uint(keys::SYNC_MS)),
+                lines: usize::try_from(uint(keys::SYNC_LINES)).unwrap_or(usize::MAX),
+            },
             offline: c.bool(keys::OFFLINE),
             require_tool_call: c.bool(keys::REQUIRE_TOOL_CALL),
             memory: c.bool(keys::MEMORY),

@@ -182,8 +182,10 @@ impl Engine {
     /// Starts the engine task. It waits for one `Ask`, runs it, and ends.
     pub fn spawn(mut config: EngineConfig) -> std::io::Result<EngineHandle> {
         let (recorder, events, recorder_join) = match config.resume {
-            Some(_) => Recorder::append(&config.run_dir, &config.header.run_id)?,
-            None => Recorder::spawn(&config.run_dir, &config.header)?,
+            Some(_) => {
+                Recorder::append(&config.run_dir, &config.header.run_id, config.settings.sync)?
+            }
+            None => Recorder::spawn(&config.run_dir, &config.header, config.settings.sync)?,
         };
         let closer = recorder.closer();
         let (ops_tx, ops_rx) = mpsc::channel(16);

@@ -12,5 +12,7 @@ mod run_dir;
 pub mod runs;
 
 pub use atomic::write_atomic;
-pub use recorder::{Record, Recorder, RecorderCloser, RecorderHandle, Spawned, sanitized};
+pub use recorder::{
+    GroupCommit, Record, Recorder, RecorderCloser, RecorderHandle, Spawned, sanitized,
+};
 pub use run_dir::{RunDir, RunHeader, new_run_id, page_text_file, page_text_name};

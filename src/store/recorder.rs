@@ -167,6 +167,69 @@ pub fn sanitized(ev: Event) -> Event {
 
 pub struct Recorder;
 
+/// How often the writer makes the run files durable (fsync): within
+/// `every` of a line being written, after `lines` lines, and always before
+/// the run uses a paid or acting call's answer (a model call, an outside
+/// call), so a power cut loses at most that window, never a paid answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupCommit {
+    pub every: std::time::Duration,
+    pub lines: usize,
+}
+
+impl Default for GroupCommit {
+    fn default() -> Self {
+        GroupCommit {
+            every: std::time::Duration::from_millis(250),
+            lines: 32,
+        }
+    }
+}
+
+/// Lines written since the last fsync, and when the first of them was.
+#[derive(Debug)]
+struct Pending {
+    lines: usize,
+    since: std::time::Instant,
+}
+
+impl Pending {
+    fn new() -> Self {
+        Pending {
+            lines: 0,
+            since: std::time::Instant::now(),
+        }
+    }
+
+    fn wrote(&mut self, now: std::time::Instant) {
+        if self.lines == 0 {
+            self.since = now;
+        }
+        self.lines += 1;
+    }
+
+    /// How long the writer may wait for the next line before it syncs
+    /// (`None`: nothing pending, wait as long as it takes).
+    fn wait(&self, sync: GroupCommit, now: std::time::Instant) -> Option<std::time::Duration> {
+        (self.lines > 0).then(|| sync.every.saturating_sub(now - self.since))
+    }
+
+    fn full(&self, sync: GroupCommit) -> bool {
+        self.lines >= sync.lines
+    }
+
+    fn synced(&mut self) {
+        self.lines = 0;
+    }
+}
+
+impl Record {
+    /// Whether the record holds an answer that cost money or acted.
+    fn is_paid(&self) -> bool {
+        matches!(self, Record::ModelCall { .. } | Record::External { .. })
+    }
+}
+
 /// The writer's handle, its event stream and its task.
 pub type Spawned = (
     RecorderHandle,
@@ -189,7 +252,11 @@ fn create_private(path: &std::path::Path) -> std::io::Result<File> {
 impl Recorder {
     /// Writes the header, then spawns the writer task. Events come out of the
     /// returned receiver after they are on disk.
-    pub fn spawn(run_dir: &RunDir, header: &RunHeader) -> std::io::Result<Spawned> {
+    pub fn spawn(
+        run_dir: &RunDir,
+        header: &RunHeader,
+        sync: GroupCommit,
+    ) -> std::io::Result<Spawned> {
         super::reserve::make(run_dir.path());
         let mut events = create_private(&run_dir.events_path())?;
         let mut line = serde_json::to_vec(header)?;
@@ -197,16 +264,19 @@ impl Recorder {
         super::reserve::write_all(&mut events, &line, run_dir.path())?;
         let records = create_private(&run_dir.records_path())?;
         Ok(Self::writer(
-            events,
-            records,
+            Files {
+                events,
+                records,
+                dir: run_dir.path().to_path_buf(),
+            },
             header.run_id.clone(),
-            run_dir.path(),
+            sync,
         ))
     }
 
     /// Continues a run's files (`dra resume`): both are appended to, never
     /// rewritten; their torn tails were cut off before (see `checkpoint`).
-    pub fn append(run_dir: &RunDir, run_id: &str) -> std::io::Result<Spawned> {
+    pub fn append(run_dir: &RunDir, run_id: &str, sync: GroupCommit) -> std::io::Result<Spawned> {
         super::reserve::make(run_dir.path());
         let open = |p: std::path::PathBuf| {
             std::fs::OpenOptions::new()
@@ -215,26 +285,39 @@ impl Recorder {
                 .open(p)
         };
         Ok(Self::writer(
-            open(run_dir.events_path())?,
-            open(run_dir.records_path())?,
+            Files {
+                events: open(run_dir.events_path())?,
+                records: open(run_dir.records_path())?,
+                dir: run_dir.path().to_path_buf(),
+            },
             run_id.to_string(),
-            run_dir.path(),
+            sync,
         ))
     }
 
-    fn writer(events: File, records: File, run_id: String, dir: &std::path::Path) -> Spawned {
+    fn writer(mut files: Files, run_id: String, sync: GroupCommit) -> Spawned {
         let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
         let (out_tx, out_rx) = mpsc::unbounded_channel::<Event>();
-        let mut files = Files {
-            events,
-            records,
-            dir: dir.to_path_buf(),
-        };
+        let rt = tokio::runtime::Handle::current();
         let join = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
             let mut last_seq = 0;
             let mut terminal = false;
             let mut closed = false;
-            while let Some(msg) = rx.blocking_recv() {
+            let mut pending = Pending::new();
+            loop {
+                let msg = match pending.wait(sync, std::time::Instant::now()) {
+                    None => rx.blocking_recv(),
+                    Some(left) => match rt.block_on(tokio::time::timeout(left, rx.recv())) {
+                        Ok(m) => m,
+                        Err(_) => {
+                            files.sync()?;
+                            pending.synced();
+                            continue;
+                        }
+                    },
+                };
+                let Some(msg) = msg else { break };
+                pending.wrote(std::time::Instant::now());
                 match msg {
                     Msg::Event(_) if closed => {}
                     Msg::Event(ev) => {
@@ -248,6 +331,10 @@ impl Recorder {
                     }
                     Msg::Record(rec, done) => {
                         files.record(&rec)?;
+                        if rec.is_paid() {
+                            files.sync()?;
+                            pending.synced();
+                        }
                         let _ = done.send(());
                     }
                     Msg::Close { detail, done } => {
@@ -270,6 +357,10 @@ impl Recorder {
                         closed = true;
                         let _ = done.send(());
                     }
+                }
+                if pending.full(sync) {
+                    files.sync()?;
+                    pending.synced();
                 }
             }
             files.events.sync_all()?;
@@ -301,6 +392,12 @@ impl Files {
         line.push(b'\n');
         super::reserve::write_all(&mut self.records, &line, &self.dir)
     }
+
+    /// Makes what was written durable (the data; sizes follow).
+    fn sync(&mut self) -> std::io::Result<()> {
+        self.records.sync_data()?;
+        self.events.sync_data()
+    }
 }
 
 #[cfg(test)]
@@ -321,6 +418,53 @@ mod tests {
 
     fn is_clean(text: &str) -> bool {
         !text.contains('\u{1b}') && crate::document::sanitize::is_clean(text)
+    }
+
+    #[test]
+    fn group_commit_syncs_within_its_window_or_after_its_lines() {
+        let sync = GroupCommit {
+            every: std::time::Duration::from_millis(250),
+            lines: 3,
+        };
+        let t0 = std::time::Instant::now();
+        let ms = |n| t0 + std::time::Duration::from_millis(n);
+        let mut p = Pending::new();
+        assert_eq!(p.wait(sync, t0), None, "nothing pending: no deadline");
+        p.wrote(ms(0));
+        p.wrote(ms(100));
+        // The window counts from the first pending line.
+        assert_eq!(
+            p.wait(sync, ms(200)),
+            Some(std::time::Duration::from_millis(50))
+        );
+        assert_eq!(p.wait(sync, ms(400)), Some(std::time::Duration::ZERO));
+        assert!(!p.full(sync));
+        p.wrote(ms(120));
+        assert!(p.full(sync));
+        p.synced();
+        assert_eq!(p.wait(sync, ms(500)), None);
+        p.wrote(ms(600));
+        assert_eq!(
+            p.wait(sync, ms(600)),
+            Some(std::time::Duration::from_millis(250))
+        );
+        assert!(
+            Record::ModelCall {
+                agent: "main".into(),
+                index: 0,
+                request_digest: "d".into(),
+                model: "m".into(),
+                response: Value::Null
+            }
+            .is_paid()
+        );
+        assert!(
+            !Record::Fetch {
+                url: "u".into(),
+                result: Err(WebError::NotFound("x".into()))
+            }
+            .is_paid()
+        );
     }
 
     proptest! {
@@ -365,7 +509,8 @@ mod tests {
             created: "now".into(),
             settings: serde_json::json!({}),
         };
-        let (handle, mut out, join) = Recorder::spawn(&run_dir, &header).unwrap();
+        let (handle, mut out, join) =
+            Recorder::spawn(&run_dir, &header, GroupCommit::default()).unwrap();
         handle.event(event(EventBody::Thinking { text: "a".into() }));
         let closer = handle.closer();
         assert!(

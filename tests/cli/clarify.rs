@@ -224,3 +224,42 @@ fn no_input_never_prompts_on_a_terminal() {
         "{status:?}\n{rest}"
     );
 }
+
+/// One Ctrl-C at the prompt interrupts the run like a Ctrl-C anywhere:
+/// a report is still written, the exit code is 130, the run can be resumed
+/// and stderr says how; it is not taken for a second Ctrl-C.
+#[test]
+fn one_ctrl_c_at_the_prompt_is_one_interrupt() {
+    let sb = TestHome::new();
+    let mut cmd = pty_command(&sb);
+    cmd.args(["--runs-dir"])
+        .arg(sb.runs())
+        .args(["ask", "--max-parallel", "1", "Is it reliable?"])
+        .env("TERM", "dumb");
+    let mut p = rexpect::session::spawn_command(cmd, Some(60_000)).unwrap();
+    p.exp_string("Which company or product do you mean")
+        .unwrap();
+    p.send_control('c').unwrap();
+    let rest = p.exp_eof().unwrap();
+    let status = p.process().wait().unwrap();
+    assert!(
+        matches!(status, rexpect::process::WaitStatus::Exited(_, 130)),
+        "{status:?}\n{rest}"
+    );
+    assert!(!rest.contains("exiting without waiting"), "{rest}");
+    assert!(rest.contains("dra resume "), "how to continue: {rest}");
+    let dir = sb.run_dir();
+    assert!(dir.join("report.md").exists(), "a report is written");
+    let events = parse_events(
+        &std::fs::read_to_string(dir.join("events.jsonl"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    assert_eq!(
+        terminal(&events),
+        (StatusState::Error, Some(StatusReason::Interrupted))
+    );
+}

@@ -122,6 +122,9 @@ struct Ledger {
     plan: Mutex<Vec<String>>,
     /// Pages read that a corpus cap cut: (url, what was kept).
     truncated: Mutex<Vec<(String, String)>>,
+    /// Per aspect, the pages its sub-researchers read (for a salvaged
+    /// report: an aspect cut short is not one never reached).
+    read_for: Mutex<HashMap<String, std::collections::BTreeSet<String>>>,
 }
 
 /// The run's shared context: read-only settings and facts, services and
@@ -296,6 +299,32 @@ impl RunCtx {
 
     pub fn truncated(&self) -> Vec<(String, String)> {
         self.ledger.truncated.lock_or_recover().clone()
+    }
+
+    /// Notes that a sub-researcher of `aspect` read `url`.
+    pub fn note_read(&self, aspect: &str, url: &str) {
+        if aspect.is_empty() {
+            return;
+        }
+        self.ledger
+            .read_for
+            .lock_or_recover()
+            .entry(aspect.to_string())
+            .or_default()
+            .insert(url.to_string());
+    }
+
+    /// Pages read per aspect.
+    pub fn read_per_aspect(&self) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = self
+            .ledger
+            .read_for
+            .lock_or_recover()
+            .iter()
+            .map(|(a, urls)| (a.clone(), urls.len()))
+            .collect();
+        v.sort();
+        v
     }
 
     pub fn skipped(&self) -> Vec<(String, String)> {

@@ -150,6 +150,7 @@ fn gap_notes(
             Vec::new()
         },
         ended: reason.in_words(),
+        read: ctx.read_per_aspect(),
         truncated: ctx
             .truncated()
             .into_iter()

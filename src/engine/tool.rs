@@ -175,6 +175,13 @@ impl AgentCx {
         }
     }
 
+    /// Notes that this agent read a page (for itself and for the run's
+    /// account of what each aspect read).
+    pub fn note_read(&self, url: &str) {
+        self.state().read_urls.insert(url.to_string());
+        self.run.note_read(&self.aspect, url);
+    }
+
     /// The index of this agent's next model call.
     pub fn next_model_call(&self) -> u64 {
         self.model_calls

@@ -30,6 +30,9 @@ pub struct Cut {
 pub struct GapNotes {
     /// Planned aspects no sub-researcher reported on, and why.
     pub unresearched: Vec<String>,
+    /// Pages read per aspect (an unreported aspect with pages read was
+    /// cut short, not never reached).
+    pub read: Vec<(String, usize)>,
     /// Why the run ended before them (`interrupted`, `budget_exhausted`...).
     pub ended: String,
     pub truncated: Vec<Cut>,
@@ -43,13 +46,15 @@ impl GapNotes {
 
 /// Planned aspects with no findings unit: compared without case, spaces or
 /// punctuation, so "Pricing." and "pricing" are one aspect.
+/// An aspect compared without case, spaces or punctuation.
+fn key(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 pub fn unresearched(plan: &[String], researched: &[String]) -> Vec<String> {
-    let key = |s: &str| -> String {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
     let done: Vec<String> = researched.iter().map(|r| key(r)).collect();
     let mut out: Vec<String> = Vec::new();
     for aspect in plan {
@@ -106,11 +111,25 @@ pub fn amend(markdown: &str, notes: &GapNotes) -> String {
     }
     let mut added: Vec<String> = Vec::new();
     for aspect in &notes.unresearched {
-        added.push(format!(
-            "- {}: not researched: the run ended ({}) before this aspect was reached",
-            capitalise(aspect),
-            notes.ended
-        ));
+        let read = notes
+            .read
+            .iter()
+            .find(|(a, _)| key(a) == key(aspect))
+            .map_or(0, |(_, n)| *n);
+        added.push(if read > 0 {
+            format!(
+                "- {}: cut short: {} read, but the run ended ({}) before its findings were submitted",
+                capitalise(aspect),
+                crate::count(read, "page"),
+                notes.ended
+            )
+        } else {
+            format!(
+                "- {}: not researched: the run ended ({}) before this aspect was reached",
+                capitalise(aspect),
+                notes.ended
+            )
+        });
     }
     for cut in &notes.truncated {
         added.push(format!(
@@ -147,6 +166,7 @@ mod tests {
         GapNotes {
             unresearched: unresearched.iter().map(|s| s.to_string()).collect(),
             ended: "interrupted".into(),
+            read: Vec::new(),
             truncated: truncated
                 .iter()
                 .map(|(u, k)| Cut {
@@ -208,6 +228,18 @@ mod tests {
         assert!(gaps < out.find("## Sources").unwrap(), "{out}");
         assert!(out.contains("- Pricing: not researched"), "{out}");
         assert_eq!(amend(REPORT, &GapNotes::default()), REPORT);
+    }
+
+    #[test]
+    fn an_aspect_with_pages_read_was_cut_short_not_never_reached() {
+        let mut n = notes(&["merchant sentiment", "pricing"], &[]);
+        n.read = vec![("Merchant sentiment.".into(), 3)];
+        let out = amend(REPORT, &n);
+        assert!(
+            out.contains("- Merchant sentiment: cut short: 3 pages read, but the run ended (interrupted) before its findings were submitted"),
+            "{out}"
+        );
+        assert!(out.contains("- Pricing: not researched"), "{out}");
     }
 
     #[test]

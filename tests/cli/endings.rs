@@ -237,6 +237,35 @@ fn every_report_number_maps_to_the_source_event_it_came_from() {
 }
 
 #[test]
+fn a_salvaged_report_tells_an_aspect_cut_short_from_one_never_reached() {
+    // One sub-researcher at a time: the first reads pages, then the tool
+    // calls run out before it submits; the others never start.
+    let sb = TestHome::new();
+    json_run(
+        &sb,
+        &[
+            "--max-parallel",
+            "1",
+            "--max-tool-calls",
+            "12",
+            PADMAPAY_QUESTION,
+        ],
+        5,
+    );
+    let report = report_of(&sb.run_dir());
+    let gaps = gaps_of(&report);
+    let cut = gaps
+        .lines()
+        .find(|l| l.contains("cut short"))
+        .unwrap_or_else(|| panic!("an aspect cut short:\n{gaps}"));
+    assert!(
+        cut.contains("pages read") && cut.contains("(budget exhausted)"),
+        "{cut}"
+    );
+    assert!(gaps.contains("not researched"), "{gaps}");
+}
+
+#[test]
 fn a_salvaged_report_lists_every_unresearched_aspect_under_gaps() {
     let sb = TestHome::new();
     let events = json_run(&sb, &["--max-tool-calls", "12", PADMAPAY_QUESTION], 5);

@@ -102,7 +102,7 @@ impl TypedTool for FetchUrl {
         }
         let run = &cx.run;
         if let Some((page, number)) = run.pages.get(&url) {
-            cx.state().read_urls.insert(page.url.clone());
+            cx.note_read(&page.url);
             return answer(
                 cx,
                 Stored {
@@ -154,7 +154,7 @@ impl TypedTool for FetchUrl {
             );
             announce(cx, page, stored.number);
         }
-        cx.state().read_urls.insert(page.url.clone());
+        cx.note_read(&page.url);
         // Online, a tool-less model call turns the page into typed claims.
         if !stored.seen_before && page.verdict == Verdict::Accepted && run.mode == RunMode::Online {
             crate::engine::claims::extract_claims(cx, page).await;

@@ -218,7 +218,7 @@ pub async fn store_result(cx: &AgentCx, origin: ResultOrigin, text: String) -> T
     if !stored.seen_before {
         super::fetch::announce(cx, page, stored.number);
     }
-    cx.state().read_urls.insert(page.url.clone());
+    cx.note_read(&page.url);
     let with_note = |s: String| match &note {
         Some(n) => format!("{n}\n\n{s}"),
         None => s,

@@ -631,9 +631,17 @@ fn token_and_dollar_caps_halt_online_runs_without_overshoot() {
         } else {
             assert!(usd <= 0.0015, "${usd} against a cap of $0.0015");
         }
-        assert!(events.iter().any(
-            |e| matches!(&e.body, EventBody::Status(s) if s.state == StatusState::BudgetHalt)
-        ));
+        let halt = events
+            .iter()
+            .find_map(|e| match &e.body {
+                EventBody::Status(s) if s.state == StatusState::BudgetHalt => s.detail.clone(),
+                _ => None,
+            })
+            .expect("a budget_halt status");
+        if key == "DRA_MAX_USD" {
+            // Money as money: the cap with its digits, never "$0.00".
+            assert!(halt.ends_with(" of $0.0015"), "{halt}");
+        }
         assert!(
             sb.run_dir().join("report.md").is_file(),
             "a salvaged report is written"

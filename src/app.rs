@@ -666,6 +666,11 @@ pub enum ResumeOutcome {
         reason: StatusReason,
         report: Option<PathBuf>,
     },
+    /// The run waits for answers to its questions and none were given.
+    Waiting {
+        run_id: String,
+        questions: Vec<String>,
+    },
     /// Ready to continue.
     Ready(Box<PreparedRun>),
 }
@@ -694,17 +699,10 @@ pub fn prepare_resume(
     let state = RunState::of(&events.lines[1..]);
     match state.ended {
         Some((StatusState::Done, StatusReason::AwaitingClarification)) if answers.is_empty() => {
-            let list: Vec<String> = state
-                .questions
-                .iter()
-                .enumerate()
-                .map(|(i, q)| format!("  {}. {q}", i + 1))
-                .collect();
-            return Err(SetupError::Usage(format!(
-                "run {} is waiting for answers to its questions:\n{}\nanswer them with --answer \"...\" (once per question, in order) or --answers FILE",
-                header.run_id,
-                list.join("\n")
-            )));
+            return Ok(ResumeOutcome::Waiting {
+                run_id: header.run_id,
+                questions: state.questions,
+            });
         }
         Some((StatusState::Done, StatusReason::AwaitingClarification)) => {}
         Some((StatusState::Done, reason)) => {

@@ -28,6 +28,25 @@ impl Pause {
     }
 }
 
+/// A paused run's questions (unless shown already) and the line that
+/// answers them.
+pub fn waiting(pause: &Pause) -> Vec<String> {
+    let id = &pause.run_id;
+    let mut out = Vec::new();
+    if !pause.questions_shown && !pause.questions.is_empty() {
+        out.push(format!("dra: run {id} is waiting for answers to:"));
+        for (i, q) in pause.questions.iter().enumerate() {
+            out.push(format!("  {}. {}", i + 1, super::clarify::printable(q)));
+        }
+    }
+    let n = pause.questions.len().max(1);
+    let answers = vec!["--answer \"...\""; n].join(" ");
+    out.push(format!(
+        "dra: to continue, answer in question order (\"\" = no preference): dra resume {id} {answers}"
+    ));
+    out
+}
+
 /// The lines that say how to continue the run, if it can go on.
 pub fn lines(pause: &Pause, summary: &RunSummary) -> Vec<String> {
     let id = &pause.run_id;
@@ -35,21 +54,7 @@ pub fn lines(pause: &Pause, summary: &RunSummary) -> Vec<String> {
         return Vec::new();
     }
     match (summary.state, summary.reason) {
-        (StatusState::Done, StatusReason::AwaitingClarification) => {
-            let mut out = Vec::new();
-            if !pause.questions_shown && !pause.questions.is_empty() {
-                out.push(format!("dra: run {id} is waiting for answers to:"));
-                for (i, q) in pause.questions.iter().enumerate() {
-                    out.push(format!("  {}. {}", i + 1, super::clarify::printable(q)));
-                }
-            }
-            let n = pause.questions.len().max(1);
-            let answers = vec!["--answer \"...\""; n].join(" ");
-            out.push(format!(
-                "dra: to continue, answer in question order (\"\" = no preference): dra resume {id} {answers}"
-            ));
-            out
-        }
+        (StatusState::Done, StatusReason::AwaitingClarification) => waiting(pause),
         (StatusState::Done, _) => Vec::new(),
         // Resuming would only end the same way.
         (_, StatusReason::QuestionUnclear | StatusReason::NoVerifiedSource) => Vec::new(),

@@ -95,6 +95,9 @@ pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
             }
             return Ok(Exit::Ok);
         }
+        ResumeOutcome::Waiting { run_id, questions } => {
+            return Ok(still_waiting(g, &run_id, questions));
+        }
         ResumeOutcome::Ready(p) => *p,
     };
     super::ask::print_notes(g, &prepared.notes);
@@ -103,4 +106,33 @@ pub fn run(g: &GlobalArgs, args: &ResumeArgs) -> CliResult {
     }
     let runtime = super::ask::runtime()?;
     runtime.block_on(super::ask::drive(g, prepared.engine, prepared.request))
+}
+
+/// A paused run resumed without answers: its questions again (on stderr,
+/// and as a `clarification` event with `--json`), the line that answers
+/// them, and exit 3 as when it first stopped.
+fn still_waiting(g: &GlobalArgs, run_id: &str, questions: Vec<String>) -> Exit {
+    if g.json {
+        let event = crate::protocol::Event {
+            seq: 0,
+            ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            run_id: run_id.to_string(),
+            agent: crate::protocol::MAIN_AGENT.to_string(),
+            body: crate::protocol::EventBody::Clarification {
+                questions: questions.clone(),
+            },
+        };
+        let mut line = serde_json::to_string(&event).unwrap_or_default();
+        line.push('\n');
+        super::print_stdout(line.as_bytes());
+    }
+    let pause = super::next_step::Pause {
+        run_id: run_id.to_string(),
+        questions,
+        questions_shown: false,
+    };
+    for line in super::next_step::waiting(&pause) {
+        errln!("{line}");
+    }
+    Exit::AwaitingClarification
 }

@@ -564,3 +564,30 @@ fn unknown_ambiguous_and_locked_runs_are_clear_errors() {
         "{stderr}"
     );
 }
+
+#[test]
+fn resuming_a_paused_run_without_answers_shows_its_questions_again() {
+    let sb = TestHome::new();
+    offline_cmd(&sb)
+        .args(["ask", "--no-input", "-q", "Is it reliable?"])
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("Which company or product"))
+        .stderr(predicates::str::contains("--answer \"...\""));
+    let out = offline_cmd(&sb)
+        .args(["--json", "resume", "--last"])
+        .assert()
+        .code(3);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let events = parse_events(&stdout);
+    assert!(
+        events.iter().any(|e| matches!(&e.body,
+            EventBody::Clarification { questions } if questions[0].contains("Which company or product"))),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("dra resume ") && stderr.contains("--answer"),
+        "{stderr}"
+    );
+}

@@ -20,10 +20,10 @@ use serde_json::{Value, json};
 use super::common::{PADMAPAY_QUESTION, TestHome, parse_events};
 
 const KEY: &str = "sk-online-canary-91c4";
-const PRICING_URL: &str = "https://padmapay.example/pricing";
+pub(super) const PRICING_URL: &str = "https://padmapay.example/pricing";
 const PRICING_QUOTE: &str =
     "PadmaPay charges a standard fee of 1.9% per domestic card or UPI transaction.";
-const ABOUT_URL: &str = "https://padmapay.example/about";
+pub(super) const ABOUT_URL: &str = "https://padmapay.example/about";
 const ABOUT_QUOTE: &str =
     "Kavya Menon is the chief executive officer of PadmaPay, effective 1 March 2026.";
 

@@ -126,8 +126,8 @@ fn evidence_of(dir: &Path) -> Evidence {
 }
 
 /// An uninterrupted run with `parallel` sub-researchers at a time.
-fn baseline(parallel: usize) -> Baseline {
-    let server = online::start(Fault::None);
+fn baseline(parallel: usize, script: online::Script) -> Baseline {
+    let server = online::start_with(Fault::None, script);
     let sb = TestHome::new();
     let out = run(ask_args(
         dra_cmd(&sb, &server).env("DRA_MAX_PARALLEL", parallel.to_string()),
@@ -162,9 +162,9 @@ enum Kill {
 /// Kills a run at `kill`, resumes it, and checks it against the
 /// uninterrupted run: with one sub-researcher at a time the report is
 /// byte-identical; with more, the sources and findings are the same.
-fn kill_then_resume(kill: Kill, parallel: usize, expected: &Baseline) {
+fn kill_then_resume(kill: Kill, parallel: usize, expected: &Baseline, script: online::Script) {
     let baseline_requests = expected.requests;
-    let server = online::start(Fault::Slow);
+    let server = online::start_with(Fault::Slow, script);
     let sb = TestHome::new();
     if let Kill::DuringRequest(n) = kill {
         server.session.hang_at.store(n, Ordering::SeqCst);
@@ -310,7 +310,7 @@ fn kill_then_resume(kill: Kill, parallel: usize, expected: &Baseline) {
 
 #[test]
 fn runs_killed_at_seeded_points_resume_to_the_same_report_without_repaying() {
-    let expected = baseline(1);
+    let expected = baseline(1, online::script);
     // The session: lead (plan), lead (tasks), sub-1 x2 + extractor, sub-2 x2
     // + extractor, lead (report). Killed during every model request, and
     // between steps at a dozen points spread over the first four fifths of
@@ -322,7 +322,7 @@ fn runs_killed_at_seeded_points_resume_to_the_same_report_without_repaying() {
         .collect();
     assert!(kills.len() >= 20, "{} kill points", kills.len());
     for kill in kills {
-        kill_then_resume(kill, 1, &expected);
+        kill_then_resume(kill, 1, &expected, online::script);
     }
 }
 
@@ -331,7 +331,7 @@ fn runs_killed_at_seeded_points_resume_to_the_same_report_without_repaying() {
 /// steps, each resumed run holds the same sources and findings.
 #[test]
 fn parallel_runs_killed_at_seeded_points_resume_with_the_same_evidence() {
-    let expected = baseline(2);
+    let expected = baseline(2, online::script);
     assert!(!expected.evidence.findings.is_empty());
     let last_line = expected.lines * 4 / 5;
     let kills: Vec<Kill> = (1..=expected.requests)
@@ -339,16 +339,34 @@ fn parallel_runs_killed_at_seeded_points_resume_with_the_same_evidence() {
         .chain((0..6).map(|i| Kill::AtEventLine(2 + i * (last_line - 2) / 5)))
         .collect();
     for kill in kills {
-        kill_then_resume(kill, 2, &expected);
+        kill_then_resume(kill, 2, &expected, online::script);
+    }
+}
+
+/// The usual session, but each sub-researcher reads both pages in one turn:
+/// two fetches at once per agent, each followed by a claim extraction, and
+/// the two agents race to be a page's first reader (who extracts it). The
+/// order of these calls differs from one run to the next.
+fn reads_both_pages(body: &Value) -> Result<Vec<(&'static str, Value)>, String> {
+    let turn = body["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+    match who(body) {
+        Who::Sub(_) if turn == 0 => Ok(vec![
+            ("fetch_url", json!({"url": online::PRICING_URL})),
+            ("fetch_url", json!({"url": online::ABOUT_URL})),
+        ]),
+        _ => online::script(body),
     }
 }
 
 /// Three at once (more than the plan's aspects, so every sub-researcher
-/// and its claim extractions run side by side): whatever order they ask
-/// in after the resume, completed calls are answered by their digest.
+/// and its parallel claim extractions run side by side): whatever order
+/// they ask in after the resume, completed calls are answered by their
+/// digest, never sent again.
 #[test]
 fn three_parallel_sub_researchers_killed_at_seeded_points_repay_nothing() {
-    let expected = baseline(3);
+    let expected = baseline(3, reads_both_pages);
     let last_line = expected.lines * 4 / 5;
     let kills: Vec<Kill> = (1..=expected.requests)
         .map(Kill::DuringRequest)
@@ -356,7 +374,7 @@ fn three_parallel_sub_researchers_killed_at_seeded_points_repay_nothing() {
         .collect();
     assert!(kills.len() >= 20, "{} kill points", kills.len());
     for kill in kills {
-        kill_then_resume(kill, 3, &expected);
+        kill_then_resume(kill, 3, &expected, reads_both_pages);
     }
 }
 

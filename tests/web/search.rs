@@ -375,3 +375,36 @@ async fn from_config_prefers_tavily_then_searxng_then_brave() {
     })
     .await;
 }
+
+/// A backend that never answers within the timeout is an outage: the
+/// search fails (after its retries) with "timed out", and the run's reach
+/// calls that `search_unavailable`, not a question for the user.
+#[tokio::test]
+async fn a_search_that_times_out_is_an_outage() {
+    let app = Router::new().route(
+        "/search",
+        post(|| async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            "late"
+        }),
+    );
+    let addr = serve(app).await;
+    let quick = SearchOptions {
+        timeout: Duration::from_millis(200),
+        ..opts()
+    };
+    let t = Tavily::with_options(Secret::new(KEY), &format!("http://{addr}"), quick).unwrap();
+    let result = within(20, t.search("padmapay", 5)).await;
+    match &result {
+        Err(WebError::Failed(m)) => assert!(m.contains("timed out"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let reach = dra::engine::reach::Reach::default();
+    reach.search(&result);
+    let outage = reach.outage("tavily").expect("an outage");
+    assert_eq!(
+        outage.reason,
+        dra::protocol::StatusReason::SearchUnavailable
+    );
+    assert!(outage.detail.contains("timed out"), "{}", outage.detail);
+}

@@ -87,6 +87,10 @@ pub enum NoteLevel {
     Info,
     /// Something the user may want to change.
     Warning,
+    /// A document or folder the corpus loader cut, skipped or read in
+    /// part: many at once for a big folder, so shown a few at a time (all
+    /// with `-v`; none with `-q`).
+    Loader,
 }
 
 impl Note {
@@ -301,12 +305,10 @@ pub fn open_corpus(
     };
     let mut corpus = Corpus::load(path, &opts).map_err(|e| SetupError::Usage(e.to_string()))?;
     let ranking = rank_by_meaning(settings, path, &mut corpus, notes)?;
-    notes.extend(
-        corpus
-            .warnings()
-            .iter()
-            .map(|w| Note::warning(crate::corpus::printable(w))),
-    );
+    notes.extend(corpus.warnings().iter().map(|w| Note {
+        level: NoteLevel::Loader,
+        text: crate::corpus::printable(w),
+    }));
     let label = format!(
         "the corpus {} ({}{ranking})",
         path.display(),
@@ -506,13 +508,13 @@ fn prepare_in(
     )?;
     if source == EvidenceSource::Embedded && inputs.source == Source::Default {
         notes.push(Note::info(
-            "no --corpus or --web: researching the embedded corpus (pages about a fictional company)",
+            "no --corpus or --web: researching the embedded demo corpus (use --corpus DIR for yours)",
         ));
     }
     notes.push(Note::info(match mode {
-        RunMode::Offline => format!(
-            "offline mode: a deterministic extractive model (no language model) reads {backend_label}"
-        ),
+        RunMode::Offline => {
+            format!("offline: an extractive model (no language model) reads {backend_label}")
+        }
         RunMode::Online => format!(
             "tier {} ({}) at {} reads {backend_label}",
             settings.tier.name,

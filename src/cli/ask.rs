@@ -323,13 +323,38 @@ fn corpus_progress(g: &GlobalArgs) -> Option<std::sync::Arc<crate::corpus::Progr
     }))
 }
 
-/// Warnings always; what the run will do unless `-q` or `--json`.
+/// Loader warnings shown before the rest are counted (`-v` shows all).
+const LOADER_SHOWN: usize = 3;
+
+/// Warnings always; what the run will do unless `-q` or `--json`; the
+/// corpus loader's warnings a few at a time, then how many more (all with
+/// `-v`, none with `-q`).
 pub fn print_notes(g: &GlobalArgs, notes: &[Note]) {
+    let loader: Vec<&Note> = notes
+        .iter()
+        .filter(|n| n.level == NoteLevel::Loader)
+        .collect();
+    let shown = if g.verbose > 0 {
+        loader.len()
+    } else {
+        LOADER_SHOWN
+    };
+    if !g.quiet {
+        for n in loader.iter().take(shown) {
+            errln!("warning: {}", super::shown(&n.text));
+        }
+        if loader.len() > shown {
+            errln!(
+                "warning: {} more from the corpus loader (-v lists them)",
+                loader.len() - shown
+            );
+        }
+    }
     for n in notes {
         match n.level {
             NoteLevel::Warning => errln!("warning: {}", super::shown(&n.text)),
             NoteLevel::Info if !g.quiet && !g.json => errln!("dra: {}", super::shown(&n.text)),
-            NoteLevel::Info => {}
+            NoteLevel::Info | NoteLevel::Loader => {}
         }
     }
 }

@@ -488,7 +488,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
         let warnings: Vec<_> = prepared
             .notes
             .iter()
-            .filter(|n| n.level == app::NoteLevel::Warning)
+            .filter(|n| matches!(n.level, app::NoteLevel::Warning | app::NoteLevel::Loader))
             .cloned()
             .collect();
         print_notes(g, &warnings);

@@ -474,7 +474,7 @@ fn linked_to_sources(report: &str, sources: &Value) -> String {
 fn log_notes(notes: &[Note]) {
     for n in notes {
         match n.level {
-            app::NoteLevel::Warning => tracing::warn!("{}", n.text),
+            app::NoteLevel::Warning | app::NoteLevel::Loader => tracing::warn!("{}", n.text),
             app::NoteLevel::Info => tracing::info!("{}", n.text),
         }
     }

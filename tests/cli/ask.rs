@@ -580,18 +580,20 @@ fn plain_rows_on_stderr_without_a_terminal() {
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     for row in [
-        "dra: offline mode",
-        "plan 7 aspects",
-        "  - licence status",
+        "dra: offline: ",
+        "plan 7 aspects: leadership, licence status, ",
         "sub-1 started: leadership",
         "search \"PadmaPay leadership\" → 6 results",
-        "read [1] ",
+        "  sub-1 read About PadmaPay (padmapay.example)",
         "quarantined https://best-gateways-2026.example/padmapay-review",
-        "findings: 5",
-        "done: ",
-        "status done: report_delivered",
+        "✓ sub-1 done: 5 findings",
     ] {
         assert!(stderr.contains(row), "missing {row:?} in:\n{stderr}");
+    }
+    // Once each: no internal mapping line, no status line beside the
+    // summary on stdout, no per-agent findings line (they are for -v).
+    for gone in ["sources: read [", "status done", "findings: 5 (gaps"] {
+        assert!(!stderr.contains(gone), "{gone:?} in:\n{stderr}");
     }
     assert!(
         !stderr.contains('\u{1b}'),

@@ -289,7 +289,23 @@ fn a_folder_survives_bad_files_with_one_warning_each() {
     let sb = TestHome::new();
     let corpus = sb.dir.path().join("corpus");
     messy_folder(&corpus);
-    let out = ask(&sb, &corpus, &[]);
+    // Without -v: the first three loader warnings, then how many more.
+    let quiet = stderr_of(&ask(&sb, &corpus, &[]));
+    let shown = quiet.lines().filter(|l| l.starts_with("warning:")).count();
+    assert!(
+        quiet.contains("more from the corpus loader (-v lists them)") && shown <= 5,
+        "{quiet}"
+    );
+    // -v: every one of them.
+    let out = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["-v", "ask", QUESTION, "--offline", "--corpus"])
+        .arg(&corpus)
+        .timeout(Duration::from_secs(90))
+        .output()
+        .unwrap();
     assert_not_a_corpus_failure(&out);
     let err = stderr_of(&out);
     let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();

@@ -222,7 +222,7 @@ fn every_report_number_maps_to_the_source_event_it_came_from() {
         .dra()
         .arg("--runs-dir")
         .arg(sb.runs())
-        .args(["ask", PADMAPAY_QUESTION])
+        .args(["-v", "ask", PADMAPAY_QUESTION])
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);

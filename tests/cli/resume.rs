@@ -420,7 +420,7 @@ fn a_run_that_asks_is_resumed_headless_with_answers() {
 
     // No answers: told what to do, nothing called.
     let none = run(dra_cmd(&sb, &server).args(["resume", "--last"]));
-    assert_eq!(none.code, Some(2), "{}", none.stderr);
+    assert_eq!(none.code, Some(3), "still waiting: {}", none.stderr);
     assert!(
         none.stderr.contains("Which PadmaPay do you mean?") && none.stderr.contains("--answer"),
         "{}",

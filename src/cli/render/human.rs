@@ -72,6 +72,18 @@ impl Human {
         }
     }
 
+    /// A line of progress (not a warning or an error): on a terminal, cut
+    /// to its width, so the rows never wrap; the full text is in the events.
+    fn fit(&self, text: &str) {
+        match &self.live {
+            Some(_) => {
+                let width = usize::from(console::Term::stderr().size().1).max(20);
+                self.line(&console::truncate_str(text, width, "…"));
+            }
+            None => self.line(text),
+        }
+    }
+
     fn paint(
         &self,
         text: &str,
@@ -106,7 +118,7 @@ impl Human {
         if let Some(b) = self.rows.remove(unit) {
             b.finish_and_clear();
         }
-        self.line(&msg);
+        self.fit(&msg);
     }
 
     pub fn clear(&mut self) {
@@ -147,16 +159,7 @@ impl Human {
                 detail,
                 ..
             } => self.show_fetch(agent, url, verdict, detail.as_deref()),
-            EventBody::Source {
-                index,
-                title,
-                domain,
-                ..
-            } => self.line(&format!(
-                "  {agent} read [{index}] {} ({})",
-                one(title),
-                one(domain)
-            )),
+            EventBody::Source { title, domain, .. } => self.show_source(agent, title, domain),
             EventBody::ToolCall { tool, display, .. } => self.show_tool_call(agent, tool, *display),
             EventBody::ToolResult {
                 tool,
@@ -219,15 +222,25 @@ impl Human {
         ));
     }
 
-    /// The plan: how many aspects, then one line per aspect.
+    /// The plan on one line: how many aspects, and which.
     fn show_plan(&self, todos: &[Todo]) {
-        self.line(&format!(
-            "{} {}",
+        let aspects: Vec<String> = todos.iter().map(|t| one(&t.content).into_owned()).collect();
+        self.fit(&format!(
+            "{} {}: {}",
             self.paint("plan", |s| s.cyan().bold()),
-            crate::count(todos.len(), "aspect")
+            crate::count(todos.len(), "aspect"),
+            aspects.join(", ")
         ));
-        for t in todos {
-            self.line(&format!("  - {}", one(&t.content)));
+    }
+
+    /// A page accepted as a source: on the agent's live row, or a line in a
+    /// log. Unnumbered: the report numbers its sources when it exists.
+    fn show_source(&mut self, agent: &str, title: &str, domain: &str) {
+        let text = format!("read {} ({})", one(title), one(domain));
+        if self.live.is_some() && agent != "main" {
+            self.row(agent, text);
+        } else {
+            self.line(&format!("  {agent} {text}"));
         }
     }
 
@@ -275,16 +288,19 @@ impl Human {
         }
     }
 
-    /// A search's outcome: how many results, or why it failed.
+    /// A search's outcome: how many results (on the agent's live row, or a
+    /// line in a log), or why it failed (a line).
     fn show_search_results(
-        &self,
+        &mut self,
         agent: &str,
         query: &str,
         count: usize,
         ok: bool,
         error: Option<&str>,
     ) {
-        if ok {
+        if ok && self.live.is_some() && agent != "main" {
+            self.row(agent, format!("search {:?} → {count} results", one(query)));
+        } else if ok {
             self.line(&format!(
                 "  {agent} search {:?} → {count} results",
                 one(query)
@@ -306,13 +322,13 @@ impl Human {
         }
         match verdict {
             Verdict::Accepted => {}
-            Verdict::Quarantined => self.line(&format!(
+            Verdict::Quarantined => self.fit(&format!(
                 "  {} {}: {}",
                 self.paint("quarantined", |s| s.red().bold()),
                 one(url),
                 one(detail.unwrap_or(""))
             )),
-            Verdict::Rejected => self.line(&format!(
+            Verdict::Rejected => self.fit(&format!(
                 "  {} {}: {}",
                 self.paint("rejected", |s| s.yellow()),
                 one(url),
@@ -343,23 +359,29 @@ impl Human {
         summary: &str,
         display: ToolDisplay,
     ) {
+        // Searches and reads say how they failed in their own events: once.
+        if display == ToolDisplay::OwnEvents {
+            return;
+        }
         // Code runs are shown even when they succeed: what ran, how it ended.
         if !ok || display == ToolDisplay::Results {
             self.line(&format!("  {agent} {tool}: {}", one(summary)));
         }
     }
 
-    /// A sub-agent's findings: counts, and with `-v` each finding's evidence.
+    /// With `-v`, a sub-agent's findings: counts and each finding's
+    /// evidence (its "done" line gives the count).
     fn show_findings(&self, unit: &str, findings: &[FindingRow], gaps: &[String]) {
+        if self.verbose == 0 {
+            return;
+        }
         self.line(&format!(
             "  {unit} findings: {} (gaps: {})",
             findings.len(),
             gaps.len()
         ));
-        if self.verbose > 0 {
-            for f in findings {
-                self.line(&format!("    {} {}", f.source, one(&f.evidence)));
-            }
+        for f in findings {
+            self.line(&format!("    {} {}", f.source, one(&f.evidence)));
         }
     }
 
@@ -419,8 +441,11 @@ impl Human {
         }
     }
 
-    /// The report's numbers for the pages the rows numbered in reading order.
+    /// With `-v`, the report's numbers for the pages read, in reading order.
     fn show_sources(&self, sources: &[SourceNumber]) {
+        if self.verbose == 0 {
+            return;
+        }
         let cited: Vec<String> = sources
             .iter()
             .filter_map(|s| {
@@ -457,10 +482,14 @@ impl Human {
             .as_deref()
             .map(|d| format!(" ({})", one(d)))
             .unwrap_or_default();
-        self.line(&format!(
-            "{} {state}: {reason}{detail}",
-            self.paint("status", |x| x.bold())
-        ));
+        // The summary on stdout says how the run ended; stderr adds a line
+        // only when there is more to say (a failure, its detail).
+        if s.state != StatusState::Done || !detail.is_empty() {
+            self.line(&format!(
+                "{} {state}: {reason}{detail}",
+                self.paint("status", |x| x.bold())
+            ));
+        }
         if let Some(r) = s.replayed {
             self.line(&format!(
                 "resumed: {} answered from the run's records, {} made anew",

@@ -157,6 +157,10 @@ pub fn evidence_source(settings: &Settings, asked: &Source) -> Result<EvidenceSo
         Source::Corpus(path) => EvidenceSource::Corpus(path.clone()),
         Source::Embedded => EvidenceSource::Embedded,
         Source::Web => EvidenceSource::Web,
+        // A deployment's own corpus (DRA_CORPUS) before the web.
+        Source::Default if settings.corpus.default.is_some() => {
+            EvidenceSource::Corpus(settings.corpus.default.clone().unwrap_or_default())
+        }
         Source::Default if settings.online() => EvidenceSource::Web,
         Source::Default => EvidenceSource::Embedded,
     };
@@ -286,6 +290,18 @@ impl Fetcher for NoWeb {
 
 type Backends = (Arc<dyn SearchBackend>, Arc<dyn Fetcher>, String);
 
+/// How a corpus is loaded under these settings (caps; dra's own runs
+/// folder is never evidence).
+pub fn corpus_options(settings: &Settings) -> crate::corpus::LoadOptions {
+    crate::corpus::LoadOptions {
+        max_file_bytes: settings.corpus.max_file_bytes,
+        max_document_bytes: settings.corpus.max_document_bytes,
+        max_total_bytes: settings.corpus.max_total_bytes,
+        skip_dirs: vec![settings.runs_dir.clone()],
+        progress: None,
+    }
+}
+
 /// Loads the corpus at `path` with the settings' caps (and the embedding
 /// model, when one is set); returns it with its label for people
 /// ("the corpus DIR (N documents)"). Loader warnings go to `notes`.
@@ -296,12 +312,8 @@ pub fn open_corpus(
     notes: &mut Vec<Note>,
 ) -> Result<(Corpus, String), SetupError> {
     let opts = crate::corpus::LoadOptions {
-        max_file_bytes: settings.corpus.max_file_bytes,
-        max_document_bytes: settings.corpus.max_document_bytes,
-        max_total_bytes: settings.corpus.max_total_bytes,
-        // dra's own output is never evidence.
-        skip_dirs: vec![settings.runs_dir.clone()],
         progress,
+        ..corpus_options(settings)
     };
     let mut corpus = Corpus::load(path, &opts).map_err(|e| SetupError::Usage(e.to_string()))?;
     let ranking = rank_by_meaning(settings, path, &mut corpus, notes)?;

@@ -17,9 +17,23 @@ struct Check {
     fix: Option<String>,
 }
 
-pub fn run(g: &GlobalArgs) -> CliResult {
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Also list every setting with its effective value and where it comes from.
+    #[arg(long)]
+    pub settings: bool,
+    /// Check a corpus deployment: runs read this folder or file (as DRA_CORPUS does).
+    #[arg(long, value_name = "PATH")]
+    pub corpus: Option<std::path::PathBuf>,
+}
+
+pub fn run(g: &GlobalArgs, args: &DoctorArgs) -> CliResult {
     let mut checks = Vec::new();
-    let config = match super::resolve_config(g, Default::default()) {
+    let mut flags = std::collections::BTreeMap::new();
+    if let Some(p) = &args.corpus {
+        flags.insert(settings::CORPUS, p.display().to_string());
+    }
+    let config = match super::resolve_config(g, flags) {
         Ok(c) => Some(c),
         Err(super::CliError::Usage(e)) | Err(super::CliError::Failure(e)) => {
             checks.push(Check {
@@ -53,53 +67,96 @@ pub fn run(g: &GlobalArgs) -> CliResult {
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()).as_bytes(),
         );
     } else {
-        let mut s = String::new();
-        if let Some(c) = &config {
-            s.push_str("Settings (effective value, origin):\n");
-            for spec in settings::SETTINGS {
-                let unused = if settings::NOT_USED_YET.contains(&spec.key) {
-                    " (not used yet)"
-                } else {
-                    ""
-                };
-                match c.get(spec.key) {
-                    Some(e) => s.push_str(&format!(
-                        "  {:<30} {:<32} {}{unused}\n",
-                        spec.key,
-                        e.value.display(),
-                        e.origin
-                    )),
-                    None if spec.is_secret() => {
-                        s.push_str(&format!("  {:<30} {:<32} -\n", spec.key, "not set"))
-                    }
-                    None => s.push_str(&format!("  {:<30} {:<32} -\n", spec.key, "(unset)")),
-                }
-            }
-            for w in &c.warnings {
-                s.push_str(&format!("warning: {w}\n"));
-            }
-            s.push('\n');
-        }
-        s.push_str("Checks:\n");
-        for c in &checks {
-            s.push_str(&format!(
-                "  [{}] {}: {}\n",
-                if c.ok { "ok" } else { "FAIL" },
-                c.name,
-                c.detail
-            ));
-            if let Some(fix) = &c.fix {
-                s.push_str(&format!("        fix: {fix}\n"));
-            }
-        }
-        s.push_str(if ok {
-            "\ndra can run here.\n"
-        } else {
-            "\ndra cannot run until the problems above are fixed.\n"
-        });
-        print_stdout(s.as_bytes());
+        print_stdout(human(g, args, config.as_ref(), &checks, ok).as_bytes());
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })
+}
+
+/// The checks and the verdict first (they fit a terminal), then the
+/// warnings, then (with `--settings`) every setting.
+fn human(
+    g: &GlobalArgs,
+    args: &DoctorArgs,
+    config: Option<&Config>,
+    checks: &[Check],
+    ok: bool,
+) -> String {
+    let colour = super::stdout_is_live(g);
+    let paint = |text: &str, good: bool| {
+        if colour {
+            let s = console::style(text).force_styling(true);
+            if good { s.green() } else { s.red().bold() }.to_string()
+        } else {
+            text.to_string()
+        }
+    };
+    // The verdict leads: it is what a person or CI reads first.
+    let failed = checks.iter().filter(|c| !c.ok).count();
+    let mut s = if ok {
+        format!(
+            "{} ({} passed)\n\nChecks:\n",
+            paint("dra can run here.", true),
+            crate::count(checks.len(), "check")
+        )
+    } else {
+        format!(
+            "{} ({} of {} failed: see [FAIL] below)\n\nChecks:\n",
+            paint("dra cannot run until the problems below are fixed.", false),
+            failed,
+            crate::count(checks.len(), "check")
+        )
+    };
+    for c in checks {
+        s.push_str(&format!(
+            "  [{}] {}: {}\n",
+            paint(if c.ok { "ok" } else { "FAIL" }, c.ok),
+            c.name,
+            c.detail
+        ));
+        if let Some(fix) = &c.fix {
+            s.push_str(&format!("        fix: {fix}\n"));
+        }
+    }
+    if let Some(c) = config {
+        for w in &c.warnings {
+            s.push_str(&format!("warning: {w}\n"));
+        }
+        if args.settings {
+            s.push('\n');
+            s.push_str(&settings_table(c));
+        } else {
+            s.push_str(&format!(
+                "\n{} settings: `dra doctor --settings` lists each with its value and where it comes from.\n",
+                settings::SETTINGS.len()
+            ));
+        }
+    }
+    s
+}
+
+/// Every setting: its effective value and origin.
+fn settings_table(c: &Config) -> String {
+    let mut s = String::from("Settings (effective value, origin):\n");
+    for spec in settings::SETTINGS {
+        let unused = if settings::NOT_USED_YET.contains(&spec.key) {
+            " (not used yet)"
+        } else {
+            ""
+        };
+        let row = match c.get(spec.key) {
+            Some(e) => format!("{:<32} {}{unused}", e.value.display(), e.origin),
+            None if spec.is_secret() => format!("{:<32} -", "not set"),
+            // What runs use: the tier's cap.
+            None if spec.key == settings::MAX_USD => format!(
+                "{:<32} from the tier ({})",
+                c.tier().default_max_usd,
+                c.tier().name
+            ),
+            None => format!("{:<32} -", "(unset)"),
+        };
+        s.push_str(&format!("  {:<30} {row}\n", spec.key));
+    }
+    s
 }
 
 fn run_checks(c: &Config, checks: &mut Vec<Check>) {
@@ -162,6 +219,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             detail: format!("{configured}; online runs use the MCP servers and custom tools below as their only sources (--corpus PATH for local documents)"),
             fix: None,
         },
+        Ok(app::EvidenceSource::Corpus(path)) => corpus_check(&typed, &path),
         Ok(_) => Check {
             name: "evidence",
             ok: true,
@@ -208,6 +266,36 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
             fix: Some("this build is broken: reinstall dra".into()),
         },
     });
+}
+
+/// A deployment's corpus (DRA_CORPUS or `--corpus`): it must load.
+fn corpus_check(typed: &Settings, path: &std::path::Path) -> Check {
+    match Corpus::load(path, &app::corpus_options(typed)) {
+        Ok(c) if c.len() > 0 => Check {
+            name: "evidence",
+            ok: true,
+            detail: format!(
+                "runs read the corpus {} ({}; DRA_CORPUS or --corpus), no search backend needed",
+                path.display(),
+                crate::count(c.len(), "document")
+            ),
+            fix: None,
+        },
+        Ok(_) => Check {
+            name: "evidence",
+            ok: false,
+            detail: format!("the corpus {} holds no document", path.display()),
+            fix: Some(
+                "point DRA_CORPUS or --corpus at a folder of .md, .txt, .html or .pdf files".into(),
+            ),
+        },
+        Err(e) => Check {
+            name: "evidence",
+            ok: false,
+            detail: format!("the corpus {} does not load: {e}", path.display()),
+            fix: Some("point DRA_CORPUS or --corpus at a readable folder or corpus file".into()),
+        },
+    }
 }
 
 /// The skills a run would load (name, description, path) and each folder

@@ -82,8 +82,8 @@ pub enum Command {
     Ask(Box<ask::AskArgs>),
     /// Continue an interrupted, crashed or paused run from its records (answer its questions with --answer).
     Resume(Box<resume::ResumeArgs>),
-    /// Check the setup: settings and where they come from, keys, endpoint, runs dir.
-    Doctor,
+    /// Check the setup (keys, endpoint, evidence, runs dir...) and say whether dra can run; --settings lists every setting.
+    Doctor(doctor::DoctorArgs),
     /// Show the model tiers and their prices.
     Tiers,
     /// Embed every passage of a corpus ahead of time (needs DRA_EMBED_MODEL), so `ask --corpus` ranks all of it by meaning.
@@ -154,7 +154,7 @@ pub fn main() -> std::process::ExitCode {
     let outcome = match &cli.command {
         Command::Ask(args) => ask::run(&cli.global, args),
         Command::Resume(args) => resume::run(&cli.global, args),
-        Command::Doctor => doctor::run(&cli.global),
+        Command::Doctor(args) => doctor::run(&cli.global, args),
         Command::Tiers => tiers::run(&cli.global),
         Command::Index(args) => index::run(&cli.global, args),
         Command::Runs(args) => runs::run(&cli.global, args),
@@ -260,6 +260,21 @@ pub(crate) fn print_stdout(bytes: &[u8]) -> bool {
         Ok(()) => true,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => false,
         Err(_) => false,
+    }
+}
+
+/// Whether stdout gets colour (`dra doctor`'s verdict): as stderr, but for
+/// stdout's own terminal.
+pub(crate) fn stdout_is_live(g: &GlobalArgs) -> bool {
+    use std::io::IsTerminal;
+    match g.color {
+        ColorChoice::Never => false,
+        ColorChoice::Always => true,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+        }
     }
 }
 

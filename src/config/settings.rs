@@ -124,6 +124,7 @@ pub const CORPUS_MAX_BYTES: &str = "DRA_CORPUS_MAX_BYTES";
 pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
 pub const CORPUS_MAX_TOTAL_BYTES: &str = "DRA_CORPUS_MAX_TOTAL_BYTES";
 pub const EMBED_MODEL: &str = "DRA_EMBED_MODEL";
+pub const CORPUS: &str = "DRA_CORPUS";
 
 pub const SANDBOX_URL: &str = "LLM_SANDBOX_URL";
 pub const SANDBOX_TOKEN: &str = "LLM_SANDBOX_TOKEN";
@@ -306,6 +307,12 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Uint { min: 1024 },
         Some("268435456"),
         "Most read from a corpus folder in all, in bytes (256 MiB); later files are skipped with a warning",
+    ),
+    s(
+        CORPUS,
+        Kind::Path,
+        None,
+        "A default corpus (folder or file) for runs given neither --corpus nor --web: a corpus-only deployment needs no search backend",
     ),
     s(
         EMBED_MODEL,

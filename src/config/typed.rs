@@ -131,6 +131,8 @@ pub struct CorpusSettings {
     pub max_total_bytes: u64,
     /// The sentence-transformers folder dense search embeds with (`DRA_EMBED_MODEL`).
     pub embed_model: Option<std::path::PathBuf>,
+    /// The corpus runs read when given neither `--corpus` nor `--web` (`DRA_CORPUS`).
+    pub default: Option<std::path::PathBuf>,
 }
 
 /// `dra mcp-serve`'s settings.
@@ -274,6 +276,7 @@ impl Settings {
                 max_document_bytes: uint(keys::CORPUS_MAX_DOCUMENT_BYTES),
                 max_total_bytes: uint(keys::CORPUS_MAX_TOTAL_BYTES),
                 embed_model: c.path(keys::EMBED_MODEL),
+                default: c.path(keys::CORPUS),
             },
             limits: Limits {
                 max_tool_calls: uint(keys::MAX_TOOL_CALLS),

@@ -125,7 +125,7 @@ fn doctor_shows_the_clarify_setting() {
     let sb = TestHome::new();
     let out = sb
         .dra()
-        .arg("doctor")
+        .args(["doctor", "--settings"])
         .env("DRA_CLARIFY", "false")
         .output()
         .unwrap();

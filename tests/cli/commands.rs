@@ -59,7 +59,7 @@ fn tiers_table_and_json_come_from_the_data() {
 fn doctor_passes_on_a_fresh_machine_and_names_origins() {
     let sb = TestHome::new();
     sb.dra()
-        .arg("doctor")
+        .args(["doctor", "--settings"])
         .assert()
         .success()
         .stdout(predicate::str::contains("OPENAI_API_KEY"))
@@ -88,6 +88,18 @@ fn doctor_passes_on_a_fresh_machine_and_names_origins() {
 #[test]
 fn doctor_fails_with_a_fix_for_each_problem() {
     let sb = TestHome::new();
+    let out = sb
+        .dra()
+        .env("DRA_STREAMING", "sometimes")
+        .arg("doctor")
+        .assert()
+        .code(1);
+    // The verdict leads.
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.starts_with("dra cannot run until the problems below are fixed."),
+        "{text}"
+    );
     sb.dra()
         .env("DRA_STREAMING", "sometimes")
         .arg("doctor")
@@ -338,6 +350,57 @@ fn doctor_checks_the_endpoint_when_a_key_is_set() {
         .stdout(predicate::str::contains("fix:"))
         .stdout(predicate::str::contains("sk-doctor-canary").not());
     server.join().unwrap();
+}
+
+/// A team that only researches its own documents: a key, no search
+/// backend, DRA_CORPUS set. `dra doctor` is green with its verdict on the
+/// first line, and `dra ask` reads the corpus without --corpus.
+#[test]
+fn a_corpus_only_deployment_is_green() {
+    let sb = TestHome::new();
+    let corpus = sb.dir.path().join("docs");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(
+        corpus.join("fees.md"),
+        "# Quokka Pay fees\n\nQuokka Pay charges 1.2% per transaction.\n",
+    )
+    .unwrap();
+    let (url, server) = one_shot_server("200 OK");
+    let out = sb
+        .dra()
+        .env("OPENAI_API_KEY", "sk-doctor-canary")
+        .env("OPENAI_BASE_URL", &url)
+        .env("DRA_CORPUS", &corpus)
+        .arg("doctor")
+        .assert()
+        .success();
+    server.join().unwrap();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let first: Vec<&str> = text.lines().take(15).collect();
+    assert!(first[0].starts_with("dra can run here."), "{text}");
+    assert!(text.contains("runs read the corpus"), "{text}");
+    // The same with --corpus instead of the setting.
+    let (url, server) = one_shot_server("200 OK");
+    sb.dra()
+        .env("OPENAI_API_KEY", "sk-doctor-canary")
+        .env("OPENAI_BASE_URL", &url)
+        .args(["doctor", "--corpus"])
+        .arg(&corpus)
+        .assert()
+        .success();
+    server.join().unwrap();
+    // An offline run with DRA_CORPUS reads it, not the embedded corpus.
+    let out = sb
+        .dra()
+        .env("DRA_CORPUS", &corpus)
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["ask", "What does Quokka Pay charge per transaction?"])
+        .assert()
+        .success();
+    let _ = out;
+    let report = std::fs::read_to_string(sb.run_dir().join("report.md")).unwrap();
+    assert!(report.contains("1.2%"), "{report}");
 }
 
 /// `dra doctor` and `dra ask` make one decision about evidence: with a key

@@ -321,7 +321,7 @@ fn doctor_lists_skills_and_skipped_folders() {
     let out = sb
         .dra()
         .env("DRA_SKILLS_DIR", &skills)
-        .arg("doctor")
+        .args(["doctor", "--settings"])
         .assert();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout);
     assert_eq!(out.get_output().status.code(), Some(0), "{stdout}");

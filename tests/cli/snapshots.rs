@@ -74,7 +74,7 @@ fn offline_report_and_rows() {
 #[test]
 fn doctor_on_a_fresh_machine() {
     let sb = TestHome::new();
-    let out = sb.dra().arg("doctor").assert().success();
+    let out = sb.dra().args(["doctor", "--settings"]).assert().success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     settings(&sb).bind(|| insta::assert_snapshot!("doctor_fresh", stdout));
 }

@@ -271,7 +271,7 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
 /// A deployment's corpus (DRA_CORPUS or `--corpus`): it must load.
 fn corpus_check(typed: &Settings, path: &std::path::Path) -> Check {
     match Corpus::load(path, &app::corpus_options(typed)) {
-        Ok(c) if c.len() > 0 => Check {
+        Ok(c) if !c.is_empty() => Check {
             name: "evidence",
             ok: true,
             detail: format!(

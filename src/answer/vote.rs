@@ -965,6 +965,7 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
     let cx = SpanContext::new(question, &texts);
     let mut scored = coverages(question, &terms, passages, &read);
     let years_asked = years_in(question);
+    let present = asks_present(question);
     let mut candidates: Vec<Support> = Vec::new();
     if ty.is_span() {
         for &(pi, si, coverage) in scored.iter().filter(|s| s.2 > 0.0) {
@@ -976,6 +977,8 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
                     * coverage
                     * span.shape
                     * entry_factor(&years_asked, p.sentences[si], span.start)
+                    * predecessor_factor(ty, p.sentences[si], span.start)
+                    * ended_factor(present, ty, p.sentences[si])
                     * if dateline { 0.3 } else { 1.0 };
                 candidates.push(Support {
                     origin: p.origin,
@@ -1007,6 +1010,97 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
             ballots,
         }),
         _ => Outcome::NotStated { best_coverage },
+    }
+}
+
+/// Words that mark a sentence as describing a state that has since ended
+/// (plain past tense does not: "uptime over the last 12 months was 99.96%").
+pub const ENDED_MARKERS: &[&str] = &[
+    " until ",
+    " formerly ",
+    " former ",
+    " previously ",
+    " used to ",
+    " stepped down",
+    " no longer ",
+    " served as ",
+];
+
+/// How much a name counts, for a question about the present ("who is"),
+/// in a sentence about a state that has since ended ("served as chief
+/// executive from 2019 until 2026").
+const ENDED: f64 = 0.5;
+
+/// Whether a question asks about the present: "who is", "who leads", "the
+/// current", not "who was" or "who founded".
+fn asks_present(question: &str) -> bool {
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let past = words.iter().any(|w| {
+        matches!(w.as_str(), "was" | "were" | "did" | "had") || (w.ends_with("ed") && w.len() > 4)
+    });
+    !past
+        && words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "is" | "are" | "current" | "currently" | "now" | "today"
+            )
+        })
+}
+
+/// [`ENDED`] for a name in a sentence that tells of an ended state, when
+/// the question asks about the present; 1 otherwise.
+fn ended_factor(present: bool, ty: AnswerType, sentence: &str) -> f64 {
+    let padded = format!(" {} ", sentence.to_lowercase());
+    if present && ty.is_name() && ENDED_MARKERS.iter().any(|m| padded.contains(m)) {
+        ENDED
+    } else {
+        1.0
+    }
+}
+
+/// Words just before a name that make it the one who held a role before
+/// ("replacing co-founder Arjun Pillai", "the former chief executive").
+const PREDECESSOR_WORDS: &[&str] = &[
+    "replacing",
+    "replaced",
+    "replaces",
+    "succeeding",
+    "succeeded",
+    "succeeds",
+    "former",
+    "formerly",
+    "outgoing",
+    "predecessor",
+    "previous",
+    "ex",
+];
+
+/// How much a name counts that the sentence calls the predecessor: the
+/// sentence is about the role, but the name is who held it before.
+const PREDECESSOR: f64 = 0.3;
+
+/// [`PREDECESSOR`] for a person or organisation named within a few words
+/// after a predecessor word; 1 otherwise.
+fn predecessor_factor(ty: AnswerType, sentence: &str, start: usize) -> f64 {
+    if !ty.is_name() {
+        return 1.0;
+    }
+    let before = sentence.get(..start).unwrap_or("");
+    let near: Vec<String> = before
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(3)
+        .map(str::to_lowercase)
+        .collect();
+    if near.iter().any(|w| PREDECESSOR_WORDS.contains(&w.as_str())) {
+        PREDECESSOR
+    } else {
+        1.0
     }
 }
 
@@ -1381,6 +1475,33 @@ mod tests {
             }
             o => panic!("not answered: {o:?}"),
         }
+    }
+
+    #[test]
+    fn the_one_replaced_is_not_who_holds_the_role() {
+        let texts = [
+            "Arvo Pell will become chief executive officer of Kelpbase on 1 March 2031, replacing co-founder Marla Venn.",
+            "Kelpbase co-founder Marla Venn built the company's first product.",
+        ];
+        assert_eq!(
+            answer("Who is the chief executive officer of Kelpbase?", &texts).as_deref(),
+            Some("Arvo Pell")
+        );
+    }
+
+    #[test]
+    fn who_holds_a_role_now_is_not_who_held_it_until_a_date() {
+        let texts = [
+            "Marla Venn co-founded Kelpbase and served as its chief executive officer from 2019 until 28 February 2031.",
+            "Kelpbase named Arvo Pell chief executive officer in March 2031.",
+        ];
+        assert_eq!(
+            answer("Who is the chief executive officer of Kelpbase?", &texts).as_deref(),
+            Some("Arvo Pell")
+        );
+        assert!(asks_present("Who is the CEO of Kelpbase?"));
+        assert!(!asks_present("Who was the CEO of Kelpbase in 2020?"));
+        assert!(!asks_present("Who founded Kelpbase?"));
     }
 
     #[test]

@@ -62,18 +62,7 @@ pub(super) fn quoted(s: &str) -> String {
     }
 }
 
-/// Words that mark a sentence as describing a state that has since ended
-/// (plain past tense does not: "uptime over the last 12 months was 99.96%").
-const PAST_MARKERS: &[&str] = &[
-    " until ",
-    " formerly ",
-    " former ",
-    " previously ",
-    " used to ",
-    " stepped down",
-    " no longer ",
-    " served as ",
-];
+use crate::answer::vote::ENDED_MARKERS as PAST_MARKERS;
 /// The answer line is chosen among this many best-ranked findings.
 const ANSWER_CANDIDATES: usize = 3;
 

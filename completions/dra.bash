@@ -245,12 +245,16 @@ _dra() {
             return 0
             ;;
         dra__subcmd__doctor)
-            opts="-q -v -h --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --settings --corpus --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --corpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

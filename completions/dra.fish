@@ -36,7 +36,7 @@ complete -c dra -n "__fish_dra_needs_command" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_needs_command" -s V -l version -d 'Print version'
 complete -c dra -n "__fish_dra_needs_command" -f -a "ask" -d 'Research a question and write a cited report'
 complete -c dra -n "__fish_dra_needs_command" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
-complete -c dra -n "__fish_dra_needs_command" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
+complete -c dra -n "__fish_dra_needs_command" -f -a "doctor" -d 'Check the setup (keys, endpoint, evidence, runs dir...) and say whether dra can run; --settings lists every setting'
 complete -c dra -n "__fish_dra_needs_command" -f -a "tiers" -d 'Show the model tiers and their prices'
 complete -c dra -n "__fish_dra_needs_command" -f -a "index" -d 'Embed every passage of a corpus ahead of time (needs DRA_EMBED_MODEL), so `ask --corpus` ranks all of it by meaning'
 complete -c dra -n "__fish_dra_needs_command" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
@@ -97,11 +97,13 @@ complete -c dra -n "__fish_dra_using_subcommand resume" -l json -d 'Print events
 complete -c dra -n "__fish_dra_using_subcommand resume" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand resume" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
 complete -c dra -n "__fish_dra_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c dra -n "__fish_dra_using_subcommand doctor" -l corpus -d 'Check a corpus deployment: runs read this folder or file (as DRA_CORPUS does)' -r -F
 complete -c dra -n "__fish_dra_using_subcommand doctor" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c dra -n "__fish_dra_using_subcommand doctor" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
 complete -c dra -n "__fish_dra_using_subcommand doctor" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand doctor" -l settings -d 'Also list every setting with its effective value and where it comes from'
 complete -c dra -n "__fish_dra_using_subcommand doctor" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
 complete -c dra -n "__fish_dra_using_subcommand doctor" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand doctor" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
@@ -202,7 +204,7 @@ complete -c dra -n "__fish_dra_using_subcommand man" -s v -l verbose -d 'More ou
 complete -c dra -n "__fish_dra_using_subcommand man" -s h -l help -d 'Print help'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "ask" -d 'Research a question and write a cited report'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "doctor" -d 'Check the setup: settings and where they come from, keys, endpoint, runs dir'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "doctor" -d 'Check the setup (keys, endpoint, evidence, runs dir...) and say whether dra can run; --settings lists every setting'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "tiers" -d 'Show the model tiers and their prices'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "index" -d 'Embed every passage of a corpus ahead of time (needs DRA_EMBED_MODEL), so `ask --corpus` ranks all of it by meaning'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'

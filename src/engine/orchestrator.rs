@@ -51,50 +51,12 @@ pub(super) async fn engine_task(
     if let Some(r) = &config.resume {
         emitter = emitter.resumed(r.last_seq, r.replay.clone());
     }
-    // A follow-up answers what its thread already read from the earlier
-    // turns' records.
-    let (inner_search, inner_fetcher): (
-        Arc<dyn crate::ports::SearchBackend>,
-        Arc<dyn crate::ports::Fetcher>,
-    ) = match &config.thread {
-        Some(t) => (
-            Arc::new(super::thread::CachedSearch {
-                inner: config.search.clone(),
-                cache: t.cache.clone(),
-            }),
-            Arc::new(super::thread::CachedFetch {
-                inner: config.fetcher.clone(),
-                cache: t.cache.clone(),
-            }),
-        ),
-        None => (config.search.clone(), config.fetcher.clone()),
-    };
-    // Searches and fetches are recorded, and on resume answered from records.
-    let reach = Arc::new(super::reach::Reach::default());
-    let search: Arc<dyn crate::ports::SearchBackend> = Arc::new(super::recorded::RecordedSearch {
-        inner: inner_search,
-        replay: replay.clone(),
-        emitter: emitter.clone(),
-        reach: reach.clone(),
-    });
-    let fetcher: Arc<dyn crate::ports::Fetcher> = Arc::new(super::recorded::RecordedFetch {
-        inner: inner_fetcher,
-        replay: replay.clone(),
-        emitter: emitter.clone(),
-        reach: reach.clone(),
-    });
     let ctx = Arc::new(RunCtx::new(
         &config,
         request.question.clone(),
         anchors,
         lessons,
-        Services {
-            emitter,
-            search,
-            fetcher,
-            replay: replay.clone(),
-            reach,
-        },
+        services(&config, emitter, replay.clone()),
     ));
     if config.resume.is_none() {
         ctx.emitter
@@ -176,6 +138,55 @@ pub(super) async fn engine_task(
         learn(&ctx, dir);
     }
     Some(summary)
+}
+
+/// What the run's agents call out to: a follow-up's cache of its thread's
+/// earlier answers, then recording (and replay on resume), counted for
+/// outages.
+fn services(
+    config: &EngineConfig,
+    emitter: Emitter,
+    replay: Option<Arc<super::replay::Replay>>,
+) -> Services {
+    // A follow-up answers what its thread already read from the earlier
+    // turns' records.
+    let (inner_search, inner_fetcher): (
+        Arc<dyn crate::ports::SearchBackend>,
+        Arc<dyn crate::ports::Fetcher>,
+    ) = match &config.thread {
+        Some(t) => (
+            Arc::new(super::thread::CachedSearch {
+                inner: config.search.clone(),
+                cache: t.cache.clone(),
+            }),
+            Arc::new(super::thread::CachedFetch {
+                inner: config.fetcher.clone(),
+                cache: t.cache.clone(),
+            }),
+        ),
+        None => (config.search.clone(), config.fetcher.clone()),
+    };
+    // Searches and fetches are recorded, and on resume answered from records.
+    let reach = Arc::new(super::reach::Reach::default());
+    let search: Arc<dyn crate::ports::SearchBackend> = Arc::new(super::recorded::RecordedSearch {
+        inner: inner_search,
+        replay: replay.clone(),
+        emitter: emitter.clone(),
+        reach: reach.clone(),
+    });
+    let fetcher: Arc<dyn crate::ports::Fetcher> = Arc::new(super::recorded::RecordedFetch {
+        inner: inner_fetcher,
+        replay: replay.clone(),
+        emitter: emitter.clone(),
+        reach: reach.clone(),
+    });
+    Services {
+        emitter,
+        search,
+        fetcher,
+        replay,
+        reach,
+    }
 }
 
 /// Ends a helper task when the run ends, however it ends (even unwinding),

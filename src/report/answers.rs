@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::compose::quoted;
+use super::quoting::quoted;
 use crate::evidence::{Finding, Findings};
 
 /// The text with its first letter in upper case.

@@ -11,7 +11,9 @@ use chrono::NaiveDate;
 use super::answers::capitalize;
 use super::claim_check::facts;
 use super::evidence_view::{FieldView, ValueView};
+use super::quoting::quoted;
 use super::{citations, hygiene};
+use crate::answer::vote::ENDED_MARKERS as PAST_MARKERS;
 use crate::evidence::fields::{Field, FieldKeys};
 use crate::evidence::{Finding, Findings};
 use crate::evidence::{Page, SourceType, values};
@@ -41,28 +43,6 @@ pub struct FinalReport {
     pub scrubbed: Vec<String>,
 }
 
-fn one_line(s: &str) -> String {
-    s.replace('\n', " ").trim().to_string()
-}
-
-/// A quote on one line between quotation marks, unless the quoted
-/// sentence is itself a quotation from end to end (no doubled marks).
-pub(super) fn quoted(s: &str) -> String {
-    let t = one_line(s);
-    let pairs = [('"', '"'), ('\u{201C}', '\u{201D}')];
-    let mut chars = t.chars();
-    let (first, last) = (chars.next(), chars.next_back());
-    if pairs
-        .iter()
-        .any(|&(open, close)| first == Some(open) && last == Some(close))
-    {
-        t
-    } else {
-        format!("\"{t}\"")
-    }
-}
-
-use crate::answer::vote::ENDED_MARKERS as PAST_MARKERS;
 /// The answer line is chosen among this many best-ranked findings.
 const ANSWER_CANDIDATES: usize = 3;
 
@@ -910,7 +890,7 @@ fn comparison(
     aspects: &[Aspect],
     date_of: &dyn Fn(&str, Option<&str>) -> Option<String>,
 ) -> String {
-    let cell = |s: &str| one_line(s).replace('|', "\\|");
+    let cell = |s: &str| super::quoting::one_line(s).replace('|', "\\|");
     let answer_of = |a: &Aspect| -> Option<String> {
         let (quote, n, as_of) = match a.view.filter(|_| a.pick.is_none()) {
             Some(v) => (v.quote.as_str(), v.source, v.as_of.clone()),
@@ -1112,23 +1092,6 @@ pub fn finalize(
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_quote_that_is_a_quotation_is_not_quoted_twice() {
-        assert_eq!(
-            quoted("Final authorisation was granted."),
-            "\"Final authorisation was granted.\""
-        );
-        assert_eq!(
-            quoted("\"Final authorisation was granted.\""),
-            "\"Final authorisation was granted.\""
-        );
-        assert_eq!(
-            quoted("\u{201C}Granted.\u{201D}"),
-            "\u{201C}Granted.\u{201D}"
-        );
-        // Marks only at one end are the sentence's own.
-        assert_eq!(quoted("\"Granted\" it was."), "\"\"Granted\" it was.\"");
-    }
     use crate::report::evidence_view::ValueView;
 
     fn finding(quote: &str, source: usize, as_of: &str) -> Finding {

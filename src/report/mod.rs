@@ -10,6 +10,7 @@ pub mod evidence_view;
 pub mod gaps;
 pub mod hygiene;
 pub mod links;
+mod quoting;
 
 pub use compose::{FinalReport, SourceEntry, draft_from_merged, finalize};
 

@@ -36,6 +36,9 @@ pub struct Passage<'a> {
     pub origin: usize,
     pub title: &'a str,
     pub sentences: Vec<&'a str>,
+    /// The year the page was published or last updated, when it says:
+    /// what its sentences naming no year of their own are as of.
+    pub dated: Option<u32>,
 }
 
 /// One sentence supporting a value.
@@ -966,6 +969,7 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
     let mut scored = coverages(question, &terms, passages, &read);
     let years_asked = years_in(question);
     let present = asks_present(question);
+    let names = question_names(question);
     let mut candidates: Vec<Support> = Vec::new();
     if ty.is_span() {
         for &(pi, si, coverage) in scored.iter().filter(|s| s.2 > 0.0) {
@@ -979,6 +983,13 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
                     * entry_factor(&years_asked, p.sentences[si], span.start)
                     * predecessor_factor(ty, p.sentences[si], span.start)
                     * ended_factor(present, ty, p.sentences[si])
+                    * other_subject_factor(
+                        ty,
+                        p.sentences[si],
+                        (span.start, span.end),
+                        question,
+                        &names,
+                    )
                     * if dateline { 0.3 } else { 1.0 };
                 candidates.push(Support {
                     origin: p.origin,
@@ -992,7 +1003,7 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
         }
     }
     if ty.is_name() && years_asked.is_empty() {
-        prefer_latest(&mut candidates, passages);
+        prefer_latest(&mut candidates, passages, present);
     }
     scored.sort_by(|a, b| b.2.total_cmp(&a.2));
     let best_coverage = scored.first().map_or(0.0, |s| s.2);
@@ -1079,6 +1090,96 @@ const PREDECESSOR_WORDS: &[&str] = &[
     "ex",
 ];
 
+/// How much a name counts that its sentence gives a role of another
+/// subject: "said Senthil Kumar, chief executive officer of Vanchi
+/// Logistics" for a question about PadmaPay's chief executive.
+const OTHER_SUBJECT: f64 = 0.3;
+
+/// [`OTHER_SUBJECT`] for a name the sentence places under another subject
+/// than the question's: a person with an apposition that ends "of" a name
+/// sharing no word with the question's names ("X, chief executive officer
+/// of Vanchi Logistics"), or that other subject itself, right after a word
+/// of the question and "of" ("chief executive officer of Vanchi
+/// Logistics"); 1 otherwise.
+fn other_subject_factor(
+    ty: AnswerType,
+    sentence: &str,
+    (start, end): (usize, usize),
+    question: &str,
+    names: &[String],
+) -> f64 {
+    if !ty.is_name() || names.is_empty() {
+        return 1.0;
+    }
+    let asked: BTreeSet<String> = names
+        .iter()
+        .flat_map(|n| n.split_whitespace())
+        .map(str::to_lowercase)
+        .collect();
+    let other = |words: &[String]| !words.is_empty() && words.iter().all(|w| !asked.contains(w));
+    // The subject itself: "<a word of the question> of <span>".
+    let before: Vec<String> = sentence
+        .get(..start)
+        .unwrap_or("")
+        .split_whitespace()
+        .rev()
+        .take(2)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let role_of = before.first().is_some_and(|w| w == "of")
+        && before.get(1).is_some_and(|w| {
+            w.len() > 3 && question.to_lowercase().split_whitespace().any(|q| q == w)
+        });
+    let span: Vec<String> = sentence
+        .get(start..end)
+        .unwrap_or("")
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    if role_of && other(&span) {
+        return OTHER_SUBJECT;
+    }
+    // A person given a role of another subject.
+    let Some(apposition) = sentence.get(end..).and_then(|r| r.strip_prefix(", ")) else {
+        return 1.0;
+    };
+    let apposition = apposition
+        .split([',', ';', '.', ')', '(', '"'])
+        .next()
+        .unwrap_or("");
+    let Some((_, subject)) = apposition.rsplit_once(" of ") else {
+        return 1.0;
+    };
+    let subject: Vec<String> = subject
+        .split_whitespace()
+        .skip_while(|w| *w == "the")
+        .take_while(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .map(str::to_lowercase)
+        .collect();
+    if other(&subject) { OTHER_SUBJECT } else { 1.0 }
+}
+
+/// Whether the name at bytes `start..end` of `sentence` is placed under
+/// another subject than the question's ([`OTHER_SUBJECT`]).
+pub fn names_another_subject(question: &str, sentence: &str, start: usize, end: usize) -> bool {
+    let names = question_names(question);
+    other_subject_factor(AnswerType::Person, sentence, (start, end), question, &names) < 1.0
+}
+
+/// Whether a sentence names who held a role before ("replacing co-founder
+/// Arjun Pillai", "the former chief executive").
+pub fn names_a_predecessor(sentence: &str) -> bool {
+    sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| PREDECESSOR_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
 /// How much a name counts that the sentence calls the predecessor: the
 /// sentence is about the role, but the name is who held it before.
 const PREDECESSOR: f64 = 0.3;
@@ -1109,15 +1210,24 @@ fn predecessor_factor(ty: AnswerType, sentence: &str, start: usize) -> f64 {
 /// ("bought by Marvin Davis in 1981" beside "Disney purchased it in 2019").
 const HISTORY: f64 = 0.7;
 
-/// Counts names in dated sentences less when another sentence as well
-/// covered tells of a later year, for a question that asks no year.
-fn prefer_latest(candidates: &mut [Support], passages: &[Passage<'_>]) {
+/// How much an older statement counts beside a later one, as well covered,
+/// for a question about the present ("who is the chief executive"): what
+/// a 2023 page says is who held the role in 2023; the latest statement
+/// says who holds it now, however many older pages repeat the former.
+const SUPERSEDED: f64 = 0.25;
+
+/// Counts names in dated statements less when another statement as well
+/// covered is of a later year, for a question that asks no year. A
+/// sentence is as of the latest year it names, or else its page's year.
+fn prefer_latest(candidates: &mut [Support], passages: &[Passage<'_>], present: bool) {
     let top = candidates.iter().map(|c| c.coverage).fold(0.0, f64::max);
     let close = |c: &Support| c.coverage >= 0.9 * top;
     let year = |c: &Support| {
-        years_in(passages[c.passage].sentences[c.sentence])
+        let p = &passages[c.passage];
+        years_in(p.sentences[c.sentence])
             .last()
             .copied()
+            .or(p.dated)
     };
     let Some(latest) = candidates
         .iter()
@@ -1127,9 +1237,10 @@ fn prefer_latest(candidates: &mut [Support], passages: &[Passage<'_>]) {
     else {
         return;
     };
+    let older = if present { SUPERSEDED } else { HISTORY };
     for c in candidates.iter_mut() {
         if close(c) && year(c).is_some_and(|y| y < latest) {
-            c.weight *= HISTORY;
+            c.weight *= older;
         }
     }
 }
@@ -1437,6 +1548,7 @@ mod tests {
                 origin: i,
                 title: "",
                 sentences: crate::evidence::sentences::split(t),
+                dated: None,
             })
             .collect()
     }
@@ -1502,6 +1614,57 @@ mod tests {
         assert!(asks_present("Who is the CEO of Kelpbase?"));
         assert!(!asks_present("Who was the CEO of Kelpbase in 2020?"));
         assert!(!asks_present("Who founded Kelpbase?"));
+    }
+
+    #[test]
+    fn the_latest_statement_says_who_holds_a_role_now() {
+        let texts = [
+            "Marla Venn is the chief executive officer of Kelpbase.",
+            "The prize went to Marla Venn, chief executive officer of Kelpbase.",
+            "Marla Venn, chief executive officer of Kelpbase, opened the fair.",
+            "Arvo Pell has been chief executive officer of Kelpbase since March 2031.",
+        ];
+        let mut read = passages(&texts);
+        for (p, year) in read.iter_mut().zip([2028, 2029, 2029, 2031]) {
+            p.dated = Some(year);
+        }
+        let best = |q: &str, read: &[Passage<'_>]| match vote(q, super::super::expected(q), read) {
+            Outcome::Answered(v) => v.ballots[0].value.clone(),
+            o => panic!("not answered: {o:?}"),
+        };
+        // Three older pages repeat who held the role; the latest says who
+        // holds it now.
+        assert_eq!(
+            best("Who is the chief executive officer of Kelpbase?", &read),
+            "Arvo Pell"
+        );
+        // Undated pages are counted as before: three sources against one.
+        for p in read.iter_mut() {
+            p.dated = None;
+        }
+        assert_eq!(
+            best("Who is the chief executive officer of Kelpbase?", &read),
+            "Marla Venn"
+        );
+    }
+
+    #[test]
+    fn a_role_of_another_subject_does_not_answer() {
+        let texts = [
+            "\"Moving to Kelpbase was easy,\" said Marla Venn, chief executive officer of Orbit Freight.",
+            "Kelpbase is led by chief executive officer Arvo Pell.",
+        ];
+        assert_eq!(
+            answer("Who is the chief executive officer of Kelpbase?", &texts).as_deref(),
+            Some("Arvo Pell")
+        );
+        let q = "Who is the chief executive officer of Kelpbase?";
+        let s = "Marla Venn, chief executive officer of Kelpbase, spoke.";
+        assert!(!names_another_subject(q, s, 0, 10));
+        let s = "Marla Venn, chief executive officer of Orbit Freight, spoke.";
+        assert!(names_another_subject(q, s, 0, 10));
+        // The other subject is not an answer either.
+        assert!(names_another_subject(q, s, 39, 52));
     }
 
     #[test]

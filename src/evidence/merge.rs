@@ -366,7 +366,13 @@ pub fn merge_field(
                 keys: key_tokens(&item.claim.value, field, &entity),
                 normalized: normalize_value(&item.claim.value),
                 date: support_date(item, opts.today),
-                superseded: values::says_superseded(&item.claim.value),
+                superseded: values::says_superseded(&item.claim.value)
+                    || (!values::is_sentence(&item.claim.value)
+                        && values::clause_says_ended(
+                            &item.claim.snippet,
+                            &item.claim.value,
+                            opts.today,
+                        )),
                 publisher: publisher_of(&origin_url),
                 origin_url,
             }

@@ -1100,6 +1100,53 @@ pub fn says_superseded(value: &str) -> bool {
     has(SUPERSEDED_CUES) && !has(PRESENT_CUES)
 }
 
+/// Words that keep a clause in the present whatever else it says ("served
+/// as chair until 2024 and is now chief executive").
+const STILL_CUES: &[&str] = &["since", "currently", "now", "still", "remains", "today"];
+
+/// Whether the clause of `snippet` that names `value` (a name, an amount)
+/// says it stopped holding at a past date: "Arjun Pillai was the chief
+/// executive officer from 2019 until February 2026, and ..." ended for
+/// Arjun Pillai; the clause is cut at commas and semicolons, so another
+/// clause's end date ("..., after Arjun Pillai served until 2026") is not
+/// the value's.
+pub fn clause_says_ended(snippet: &str, value: &str, today: NaiveDate) -> bool {
+    let lower = snippet.to_lowercase();
+    let value = value.trim().to_lowercase();
+    let Some(at) = lower.find(&value).filter(|_| !value.is_empty()) else {
+        return false;
+    };
+    let start = lower[..at].rfind([',', ';']).map_or(0, |i| i + 1);
+    let after = at + value.len();
+    // A comma before a year belongs to a date ("March 1, 2026").
+    let bytes = lower.as_bytes();
+    let end = (after..lower.len())
+        .find(|&i| {
+            (bytes[i] == b';')
+                || (bytes[i] == b','
+                    && !lower[i + 1..]
+                        .trim_start()
+                        .get(..4)
+                        .is_some_and(|y| y.bytes().all(|b| b.is_ascii_digit())))
+        })
+        .unwrap_or(lower.len());
+    let clause = normalize_value(&lower[start..end]);
+    let words: BTreeSet<&str> = clause.split(' ').collect();
+    if !ENDING_CUES.iter().any(|c| words.contains(c))
+        || STILL_CUES.iter().any(|c| words.contains(c))
+    {
+        return false;
+    }
+    let cue_at = ENDING_CUES
+        .iter()
+        .filter_map(|c| find_word(&clause, 0, c))
+        .min()
+        .unwrap_or(0);
+    dates_in(&clause)
+        .iter()
+        .any(|(p, d)| *p > cue_at && *d <= today)
+}
+
 /// When a sentence value says it held; `None` when the sentence names no
 /// usable date or says the value still holds (the page's date applies).
 pub fn sentence_date(value: &str, today: NaiveDate) -> Option<NaiveDate> {
@@ -1150,6 +1197,33 @@ pub fn sentence_date(value: &str, today: NaiveDate) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clause_naming_a_value_says_whether_it_ended() {
+        let today = NaiveDate::from_ymd_opt(2026, 12, 7).unwrap();
+        let s = "Arjun Pillai was the chief executive officer of PadmaPay from 2019 until February 2026, and Meera Nair was chief technology officer.";
+        assert!(clause_says_ended(s, "Arjun Pillai", today));
+        assert!(!clause_says_ended(s, "Meera Nair", today));
+        let s = "Kavya Menon has been chief executive since 1 March 2026, after Arjun Pillai served until February 2026.";
+        assert!(!clause_says_ended(s, "Kavya Menon", today));
+        assert!(clause_says_ended(s, "Arjun Pillai", today));
+        // An end still to come has not ended; a date before the cue is a start.
+        assert!(!clause_says_ended(
+            "Arvo Pell leads Kelpbase until March 1, 2031.",
+            "Arvo Pell",
+            today
+        ));
+        assert!(clause_says_ended(
+            "Arvo Pell led Kelpbase until March 1, 2026.",
+            "Arvo Pell",
+            today
+        ));
+        assert!(!clause_says_ended(
+            "Since 2019 Arvo Pell has served as chief executive.",
+            "Arvo Pell",
+            today
+        ));
+    }
 
     #[test]
     fn a_sentence_says_when_its_value_no_longer_holds() {

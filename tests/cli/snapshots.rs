@@ -177,6 +177,23 @@ fn runs_and_tiers_listings() {
         // Runs are listed by the second they started in: one each.
         std::thread::sleep(std::time::Duration::from_millis(1100));
     }
+    // The CEO run answers with who holds the role now (the latest pages),
+    // not who three older pages name; the former CEO is history.
+    let ceo = std::fs::read_dir(sb.runs())
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path().join("report.md")).unwrap())
+        .find(|r| r.contains("**Question:** Who is the chief executive officer"))
+        .expect("the CEO run's report");
+    let answer = ceo
+        .split("## Answer")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    assert!(answer.trim_start().starts_with("**Kavya Menon**"), "{ceo}");
+    let history = ceo.split("## History").nth(1).unwrap_or("");
+    assert!(history.contains("Arjun Pillai"), "{ceo}");
     let runs = pinned(&sb, &["runs".as_ref()]);
     let runs = String::from_utf8(runs.get_output().stdout.clone()).unwrap();
     let tiers = sb.dra().arg("tiers").assert().success();

@@ -38,12 +38,17 @@ const RIVALS: usize = 3;
 /// sentence naming every term of the question the answer's best sentence
 /// names ("scheduled to take effect on 1 April 2026" beside "takes effect
 /// on 1 July 2026"). A sentence missing one of them ("passed" where the
-/// question asks "proposed") states another fact, not a rival answer.
+/// question asks "proposed") states another fact, not a rival answer. Two
+/// names in one sentence are mostly two people in two roles ("Key people:
+/// Kavya Menon (chief executive), Meera Nair (chief product officer)"): a
+/// name beside the answer's is a rival only in a sentence that names who
+/// held the role before ("replacing co-founder Arjun Pillai").
 fn rivals_of<'a>(
-    ballots: &'a [answer::vote::Ballot],
+    voted: &'a answer::vote::Voted,
     passages: &[Passage<'_>],
     question: &str,
 ) -> Vec<(&'a answer::vote::Support, String)> {
+    let ballots = &voted.ballots;
     let Some((best, others)) = ballots.split_first() else {
         return vec![];
     };
@@ -58,16 +63,27 @@ fn rivals_of<'a>(
         .map(|s| terms_of(s).intersection(&asked).cloned().collect())
         .unwrap_or_default();
     let in_answer = |s: &answer::vote::Support| {
-        best.supports
-            .iter()
-            .any(|b| b.passage == s.passage && b.sentence == s.sentence)
+        let sentence = passages[s.passage].sentences[s.sentence];
+        (!voted.answer_type.is_name() || answer::vote::names_a_predecessor(sentence))
+            && best
+                .supports
+                .iter()
+                .any(|b| b.passage == s.passage && b.sentence == s.sentence)
     };
     let mut out: Vec<(&answer::vote::Support, String)> = Vec::new();
     for b in others {
         let rival = b.supports.iter().find(|s| in_answer(s)).or_else(|| {
-            b.supports
-                .iter()
-                .find(|s| !required.is_empty() && terms_of(s).is_superset(&required))
+            b.supports.iter().find(|s| {
+                !required.is_empty()
+                    && terms_of(s).is_superset(&required)
+                    && !(voted.answer_type.is_name()
+                        && answer::vote::names_another_subject(
+                            question,
+                            passages[s.passage].sentences[s.sentence],
+                            s.span.start,
+                            s.span.end,
+                        ))
+            })
         });
         if let Some(s) = rival
             && !out
@@ -78,6 +94,11 @@ fn rivals_of<'a>(
         }
     }
     out
+}
+
+/// The year of a page's date ("2026-11-03").
+fn year_of(date: &str) -> Option<u32> {
+    date.get(..4)?.parse().ok()
 }
 
 /// The vote over the pages read, for a sub-question whose answer is a
@@ -124,6 +145,7 @@ pub(super) fn pick(
                 origin,
                 title: &p.title,
                 sentences: sentences::split(&p.text),
+                dated: p.as_of.as_deref().and_then(year_of),
             }
         })
         .collect();
@@ -158,7 +180,7 @@ pub(super) fn pick(
                 .take(SUPPORTS)
                 .map(|s| candidate(s.passage, s.sentence, s.weight))
                 .collect();
-            let rivals = rivals_of(&v.ballots, &passages, aspect)
+            let rivals = rivals_of(&v, &passages, aspect)
                 .into_iter()
                 .map(|(s, value)| (candidate(s.passage, s.sentence, s.weight), value))
                 .take(RIVALS)

@@ -596,6 +596,11 @@ fn prepare_in(
         resume,
         lock: Some(lock),
         started,
+        loader_warnings: notes
+            .iter()
+            .filter(|n| n.level == NoteLevel::Loader)
+            .map(|n| n.text.clone())
+            .collect(),
     };
     Ok(PreparedRun {
         engine,

@@ -328,7 +328,7 @@ const LOADER_SHOWN: usize = 3;
 
 /// Warnings always; what the run will do unless `-q` or `--json`; the
 /// corpus loader's warnings a few at a time, then how many more (all with
-/// `-v`, none with `-q`).
+/// `-v`, none with `-q`; with `--json` they are events instead).
 pub fn print_notes(g: &GlobalArgs, notes: &[Note]) {
     let loader: Vec<&Note> = notes
         .iter()
@@ -339,7 +339,8 @@ pub fn print_notes(g: &GlobalArgs, notes: &[Note]) {
     } else {
         LOADER_SHOWN
     };
-    if !g.quiet {
+    // With --json they are `warning` events (`corpus_loader`) on stdout.
+    if !g.quiet && !g.json {
         for n in loader.iter().take(shown) {
             errln!("warning: {}", super::shown(&n.text));
         }

@@ -76,6 +76,9 @@ pub struct EngineConfig {
     /// When setting the run up began (before its corpus was loaded and
     /// indexed): the run's clock and its deadline count from here.
     pub started: std::time::Instant,
+    /// What the corpus loader left out or read partly: `warning` events
+    /// (`corpus_loader`) at the run's start.
+    pub loader_warnings: Vec<String>,
 }
 
 impl EngineConfig {
@@ -121,6 +124,7 @@ impl EngineConfig {
             resume: None,
             lock: None,
             started: std::time::Instant::now(),
+            loader_warnings: Vec::new(),
         }
     }
 }

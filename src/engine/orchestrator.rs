@@ -351,6 +351,15 @@ fn screen_question(
         ClarifyMode::Never => crate::question::unresearchable(&request.question),
         ClarifyMode::Stop | ClarifyMode::Wait => None,
     };
+    if config.resume.is_none() {
+        for w in &config.loader_warnings {
+            ctx.emitter.warning(
+                MAIN_AGENT,
+                crate::protocol::WarningCode::CorpusLoader,
+                w.clone(),
+            );
+        }
+    }
     if unclear.is_none() && ctx.mode == RunMode::Offline && config.resume.is_none() {
         ctx.emitter.warning(
             MAIN_AGENT,

@@ -348,6 +348,10 @@ pub enum WarningCode {
     /// dra writes, a command named only in a run's records, a run dir
     /// others may write); dra refused and says what and where.
     Security,
+    /// The corpus loader left something out or read it partly (a file
+    /// truncated, a folder linked twice, a date it could not read); the
+    /// human front end counts these instead of listing each.
+    CorpusLoader,
     #[serde(other)]
     Other,
 }

@@ -63,6 +63,7 @@ impl WarningCode {
             WarningCode::ReplayDiverged => "replay_diverged",
             WarningCode::McpToolsChanged => "mcp_tools_changed",
             WarningCode::Security => "security",
+            WarningCode::CorpusLoader => "corpus_loader",
             WarningCode::Other => "other",
         }
     }
@@ -138,6 +139,7 @@ mod tests {
             WarningCode::EchoedInstructions,
             WarningCode::ReplayDiverged,
             WarningCode::McpToolsChanged,
+            WarningCode::CorpusLoader,
             WarningCode::Security,
             WarningCode::Other,
         ] {

@@ -330,6 +330,37 @@ fn a_folder_survives_bad_files_with_one_warning_each() {
     for name in ["hugo.md", "bom.md", "about.md"] {
         assert_eq!(about(name), 0, "{name}: {warnings:#?}");
     }
+    // --json: each is a `warning` event (code corpus_loader) on stdout,
+    // and stderr does not list them again.
+    let out = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "ask", QUESTION, "--offline", "--corpus"])
+        .arg(&corpus)
+        .timeout(Duration::from_secs(90))
+        .output()
+        .unwrap();
+    assert_not_a_corpus_failure(&out);
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("stdout is JSON lines"))
+        .collect();
+    let loader: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "warning" && e["code"] == "corpus_loader")
+        .filter_map(|e| e["message"].as_str())
+        .collect();
+    assert_eq!(loader.len(), warnings.len(), "{loader:#?} vs {warnings:#?}");
+    assert!(
+        loader.iter().any(|w| w.contains("corrupt.pdf")),
+        "{loader:#?}"
+    );
+    assert!(
+        !stderr_of(&out).contains("corrupt.pdf"),
+        "{}",
+        stderr_of(&out)
+    );
 
     let c = Corpus::from_path(&corpus).unwrap();
     let by_end = |end: &str| {

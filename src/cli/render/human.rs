@@ -392,9 +392,10 @@ impl Human {
         }
     }
 
-    /// A warning, except that being offline is not one worth a line.
+    /// A warning, except that being offline is not one worth a line, and
+    /// the corpus loader's were counted before the run (`print_notes`).
     fn show_warning(&self, code: &WarningCode, message: &str) {
-        if *code != WarningCode::Offline {
+        if !matches!(code, WarningCode::Offline | WarningCode::CorpusLoader) {
             self.line(&format!(
                 "{} {}",
                 self.paint("warning:", |s| s.yellow().bold()),

@@ -449,6 +449,43 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(|w| w.to_lowercase())
 }
 
+/// An aspect's words asking for the good and bad points of something.
+const PROS_AND_CONS: &[&str] = &[
+    "strengths",
+    "weaknesses",
+    "pros",
+    "cons",
+    "advantages",
+    "disadvantages",
+];
+
+/// The words pages list good and bad points under.
+const ADVANTAGE_WORDS: &[&str] = &[
+    "advantage",
+    "advantages",
+    "disadvantage",
+    "disadvantages",
+    "benefit",
+    "benefits",
+    "drawback",
+    "drawbacks",
+    "downside",
+    "downsides",
+    "limitation",
+    "limitations",
+];
+
+/// For an aspect asking for strengths and weaknesses, the words a second
+/// search tries as alternatives ("advantages", "disadvantages"); empty
+/// otherwise.
+pub(super) fn pros_and_cons_words(aspect: &str) -> Vec<&'static str> {
+    if words(aspect).any(|w| PROS_AND_CONS.contains(&w.as_str())) {
+        vec!["advantages", "disadvantages"]
+    } else {
+        vec![]
+    }
+}
+
 /// Words that widen the verbs of any question ("what changed", "which
 /// cities adopted", "what must publishers change") to the words pages use
 /// when they answer it. Used for scoring sentences, not for queries.
@@ -510,6 +547,9 @@ const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
         &["strip", "strips", "remove", "removes", "hide", "hides"],
         &["removes", "removed", "strips", "hides", "hidden", "drops"],
     ),
+    // What a comparison's "strengths and weaknesses" are called where a
+    // page lists them.
+    (PROS_AND_CONS, ADVANTAGE_WORDS),
     // A comparative names a dimension; a sentence measuring it in another
     // word of that dimension answers ("faster" by "no performance
     // difference", "the slowest of the three").
@@ -649,6 +689,19 @@ pub(super) fn expansion_words(aspect: &str) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn strengths_and_weaknesses_are_searched_as_advantages() {
+        assert_eq!(
+            super::pros_and_cons_words("WAL mode: strengths and weaknesses"),
+            ["advantages", "disadvantages"]
+        );
+        assert!(super::pros_and_cons_words("Differences between WAL and rollback").is_empty());
+        // A sentence listing advantages holds the aspect's terms.
+        let t = super::terms_for("Quokka: strengths and weaknesses", false);
+        let st = super::stemmer();
+        assert!(t.stems.contains(&st.stem("advantages").into_owned()));
+    }
 
     #[test]
     fn a_choice_left_out_asks_for_the_default() {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::lexicon::expansion_words;
+use super::lexicon::{expansion_words, pros_and_cons_words};
 use super::pages::PageRead;
 use super::score::{Candidate, Target, explains, extract};
 use super::transcript::{PastCall, Transcript, anchors_of, field, unwrap_spotlight};
@@ -108,7 +108,7 @@ pub(super) fn researcher_turn(t: &Transcript) -> (String, Vec<(&'static str, Val
         let extra = if thesaurus {
             expansion_words(&aspect)
         } else {
-            vec![]
+            pros_and_cons_words(&aspect)
         };
         // The thesaurus knows the words sources use for diligence aspects;
         // otherwise the words of the pages read so far give the second phrasing.

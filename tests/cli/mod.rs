@@ -18,6 +18,7 @@ mod mcp_serve;
 mod online;
 mod outage;
 mod planner;
+mod readme;
 mod redteam;
 mod resume;
 mod robust_cli;

@@ -121,7 +121,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__ask)
-            opts="-q -v -h --question-file --corpus --offline --base-url --web --entity --domain --country --city --industry --exclude --tier --max-usd --deadline --max-tool-calls --max-parallel --no-memory --require-tool-call --no-clarify --no-input --answers --domain-prompt --continue --mcp --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --question-file --continue --corpus --web --mcp --entity --domain --country --city --industry --exclude --tier --offline --base-url --domain-prompt --no-memory --require-tool-call --max-usd --deadline --max-tool-calls --max-parallel --no-clarify --no-input --answers --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -131,11 +131,15 @@ _dra() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --continue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --corpus)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --base-url)
+                --mcp)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -164,6 +168,17 @@ _dra() {
                     return 0
                     ;;
                 --tier)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain-prompt)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -184,18 +199,6 @@ _dra() {
                     return 0
                     ;;
                 --answers)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --domain-prompt)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --continue)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mcp)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -600,7 +603,10 @@ _dra() {
                     return 0
                     ;;
                 --tier)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
                     return 0
                     ;;
                 --max-usd)

@@ -47,30 +47,30 @@ complete -c dra -n "__fish_dra_needs_command" -f -a "completions" -d 'Print shel
 complete -c dra -n "__fish_dra_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c dra -n "__fish_dra_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l question-file -d 'Read the research question from a file' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l continue -d 'Follow up a finished run: a new turn on its thread that reuses the pages it read, sees what it asked and answered, and keeps its subject and corpus unless the question or flags name others. RUN is its id, a unique prefix, its directory, or `last`' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l corpus -d 'Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files' -r -F
-complete -c dra -n "__fish_dra_using_subcommand ask" -l base-url -d 'Point the model client at another OpenAI-compatible endpoint for this run; it must be OPENAI_BASE_URL or on DRA_ALLOWED_BASE_URLS' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l mcp -d 'An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS` (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l entity -d 'The entity researched (default: the first proper name in the question)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l domain -d 'The entity\'s official domain (identity anchor)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l country -d 'The entity\'s country (identity anchor)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l city -d 'The entity\'s city (identity anchor)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l industry -d 'The entity\'s industry keywords (identity anchor; repeatable or comma-separated)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l exclude -d 'A look-alike entity to exclude (repeatable)' -r
-complete -c dra -n "__fish_dra_using_subcommand ask" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r -f
+complete -c dra -n "__fish_dra_using_subcommand ask" -l base-url -d 'Point the model client at another OpenAI-compatible endpoint for this run; it must be OPENAI_BASE_URL or on DRA_ALLOWED_BASE_URLS' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l domain-prompt -d 'Domain guidance for both system prompts, as a DOMAIN CONTEXT block that cannot override dra\'s own rules: inline TEXT, or @FILE to read it from a file (`@@` for text that starts with `@`) [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l max-parallel -d 'Sub-researchers running at once [env: DRA_MAX_PARALLEL]' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l answers -d 'Answers to the run\'s first clarifying questions, for scripted runs: a JSON list of strings or one per line, in question order' -r -F
-complete -c dra -n "__fish_dra_using_subcommand ask" -l domain-prompt -d 'Domain guidance for both system prompts, as a DOMAIN CONTEXT block that cannot override dra\'s own rules: inline TEXT, or @FILE to read it from a file (`@@` for text that starts with `@`) [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE]' -r
-complete -c dra -n "__fish_dra_using_subcommand ask" -l continue -d 'Follow up a finished run: a new turn on its thread that reuses the pages it read, sees what it asked and answered, and keeps its subject and corpus unless the question or flags name others. RUN is its id, a unique prefix, its directory, or `last`' -r
-complete -c dra -n "__fish_dra_using_subcommand ask" -l mcp -d 'An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS` (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l color -d 'When to use colour and live rows' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c dra -n "__fish_dra_using_subcommand ask" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
-complete -c dra -n "__fish_dra_using_subcommand ask" -l offline -d 'Use the offline extractive model even when an API key is set'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l web -d 'Research the web with the configured search backend, even offline (online runs without --corpus always do)'
+complete -c dra -n "__fish_dra_using_subcommand ask" -l offline -d 'Use the offline extractive model even when an API key is set'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l no-memory -d 'Neither read nor write the lessons learnt across runs [env: DRA_MEMORY=false]'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l require-tool-call -d 'Fail the run if the model answers without calling any tool [env: DRA_REQUIRE_TOOL_CALL]'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l no-clarify -d 'Never ask clarifying questions: research anyway and state the assumption in the report [env: DRA_CLARIFY=false]'
@@ -164,7 +164,7 @@ complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l token -d 'Bearer t
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l token-file -d 'Read the bearer token from this file (its first line)' -r -F
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l corpus-root -d 'A folder whose files `research` calls may name as `corpus` (repeatable). Over HTTP a call may name none without it; over stdio, any path unless roots are given' -r -F
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l corpus -d 'Research this corpus (a JSON corpus file, or a folder or file of .md/.txt/.html/.pdf) unless a call names its own' -r -F
-complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r
+complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l tier -d 'Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER]' -r -f
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l max-usd -d 'Dollar ceiling for the run [env: DRA_MAX_USD]' -r
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l deadline -d 'Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE]' -r
 complete -c dra -n "__fish_dra_using_subcommand mcp-serve" -l max-tool-calls -d 'Tool-call ceiling [env: DRA_MAX_TOOL_CALLS]' -r

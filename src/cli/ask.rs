@@ -17,16 +17,16 @@ use crate::protocol::{AskRequest, EntityAnchors, Event, EventBody, Op};
 #[derive(Debug, Args)]
 pub struct BudgetArgs {
     /// Dollar ceiling for the run [env: DRA_MAX_USD].
-    #[arg(long, value_name = "USD")]
+    #[arg(help_heading = "Budget", long, value_name = "USD")]
     pub max_usd: Option<String>,
     /// Wall-time ceiling for this invocation, e.g. 90s, 10m [env: DRA_DEADLINE].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(help_heading = "Budget", long, value_name = "DURATION")]
     pub deadline: Option<String>,
     /// Tool-call ceiling [env: DRA_MAX_TOOL_CALLS].
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Budget", long, value_name = "N")]
     pub max_tool_calls: Option<String>,
     /// Sub-researchers running at once [env: DRA_MAX_PARALLEL].
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Budget", long, value_name = "N")]
     pub max_parallel: Option<String>,
 }
 
@@ -55,79 +55,83 @@ pub struct AskArgs {
     )]
     pub question: Option<String>,
     /// Read the research question from a file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Question", long, value_name = "FILE")]
     pub question_file: Option<PathBuf>,
-    /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
-    #[arg(long, value_name = "PATH")]
-    pub corpus: Option<PathBuf>,
-    /// Use the offline extractive model even when an API key is set.
-    #[arg(long)]
-    pub offline: bool,
-    /// Point the model client at another OpenAI-compatible endpoint for this
-    /// run; it must be OPENAI_BASE_URL or on DRA_ALLOWED_BASE_URLS.
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// Research the web with the configured search backend, even offline
-    /// (online runs without --corpus always do).
-    #[arg(long, conflicts_with = "corpus")]
-    pub web: bool,
-    /// The entity researched (default: the first proper name in the question).
-    #[arg(long, value_name = "NAME")]
-    pub entity: Option<String>,
-    /// The entity's official domain (identity anchor).
-    #[arg(long, value_name = "DOMAIN")]
-    pub domain: Option<String>,
-    /// The entity's country (identity anchor).
-    #[arg(long)]
-    pub country: Option<String>,
-    /// The entity's city (identity anchor).
-    #[arg(long)]
-    pub city: Option<String>,
-    /// The entity's industry keywords (identity anchor; repeatable or comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    pub industry: Vec<String>,
-    /// A look-alike entity to exclude (repeatable).
-    #[arg(long, value_name = "NAME")]
-    pub exclude: Vec<String>,
-    /// Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER].
-    #[arg(long)]
-    pub tier: Option<String>,
-    #[command(flatten)]
-    pub budget: BudgetArgs,
-    /// Neither read nor write the lessons learnt across runs [env: DRA_MEMORY=false].
-    #[arg(long)]
-    pub no_memory: bool,
-    /// Fail the run if the model answers without calling any tool [env: DRA_REQUIRE_TOOL_CALL].
-    #[arg(long)]
-    pub require_tool_call: bool,
-    /// Never ask clarifying questions: research anyway and state the
-    /// assumption in the report [env: DRA_CLARIFY=false].
-    #[arg(long)]
-    pub no_clarify: bool,
-    /// Never read stdin: clarifying questions end the run (exit 3) instead
-    /// of being asked on the terminal.
-    #[arg(long)]
-    pub no_input: bool,
-    /// Answers to the run's first clarifying questions, for scripted runs: a
-    /// JSON list of strings or one per line, in question order.
-    #[arg(long, value_name = "FILE")]
-    pub answers: Option<PathBuf>,
-    /// Domain guidance for both system prompts, as a DOMAIN CONTEXT block
-    /// that cannot override dra's own rules: inline TEXT, or @FILE to read
-    /// it from a file (`@@` for text that starts with `@`)
-    /// [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE].
-    #[arg(long, value_name = "TEXT|@FILE")]
-    pub domain_prompt: Option<String>,
     /// Follow up a finished run: a new turn on its thread that reuses the
     /// pages it read, sees what it asked and answered, and keeps its
     /// subject and corpus unless the question or flags name others. RUN is
     /// its id, a unique prefix, its directory, or `last`.
-    #[arg(long = "continue", value_name = "RUN")]
+    #[arg(help_heading = "Question", long = "continue", value_name = "RUN")]
     pub continue_run: Option<String>,
+    /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
+    #[arg(help_heading = "Sources", long, value_name = "PATH")]
+    pub corpus: Option<PathBuf>,
+    /// Research the web with the configured search backend, even offline
+    /// (online runs without --corpus always do).
+    #[arg(help_heading = "Sources", long, conflicts_with = "corpus")]
+    pub web: bool,
     /// An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS`
     /// (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers.
-    #[arg(long = "mcp", value_name = "[LABEL=]URL|COMMAND")]
+    #[arg(
+        help_heading = "Sources",
+        long = "mcp",
+        value_name = "[LABEL=]URL|COMMAND"
+    )]
     pub mcp: Vec<String>,
+    /// The entity researched (default: the first proper name in the question).
+    #[arg(help_heading = "Subject", long, value_name = "NAME")]
+    pub entity: Option<String>,
+    /// The entity's official domain (identity anchor).
+    #[arg(help_heading = "Subject", long, value_name = "DOMAIN")]
+    pub domain: Option<String>,
+    /// The entity's country (identity anchor).
+    #[arg(help_heading = "Subject", long)]
+    pub country: Option<String>,
+    /// The entity's city (identity anchor).
+    #[arg(help_heading = "Subject", long)]
+    pub city: Option<String>,
+    /// The entity's industry keywords (identity anchor; repeatable or comma-separated).
+    #[arg(help_heading = "Subject", long, value_delimiter = ',')]
+    pub industry: Vec<String>,
+    /// A look-alike entity to exclude (repeatable).
+    #[arg(help_heading = "Subject", long, value_name = "NAME")]
+    pub exclude: Vec<String>,
+    /// Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER].
+    #[arg(help_heading = "Model", long, value_hint = clap::ValueHint::Other)]
+    pub tier: Option<String>,
+    /// Use the offline extractive model even when an API key is set.
+    #[arg(help_heading = "Model", long)]
+    pub offline: bool,
+    /// Point the model client at another OpenAI-compatible endpoint for this
+    /// run; it must be OPENAI_BASE_URL or on DRA_ALLOWED_BASE_URLS.
+    #[arg(help_heading = "Model", long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Domain guidance for both system prompts, as a DOMAIN CONTEXT block
+    /// that cannot override dra's own rules: inline TEXT, or @FILE to read
+    /// it from a file (`@@` for text that starts with `@`)
+    /// [env: DRA_DOMAIN_PROMPT, DRA_DOMAIN_PROMPT_FILE].
+    #[arg(help_heading = "Model", long, value_name = "TEXT|@FILE")]
+    pub domain_prompt: Option<String>,
+    /// Neither read nor write the lessons learnt across runs [env: DRA_MEMORY=false].
+    #[arg(help_heading = "Model", long)]
+    pub no_memory: bool,
+    /// Fail the run if the model answers without calling any tool [env: DRA_REQUIRE_TOOL_CALL].
+    #[arg(help_heading = "Model", long)]
+    pub require_tool_call: bool,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// Never ask clarifying questions: research anyway and state the
+    /// assumption in the report [env: DRA_CLARIFY=false].
+    #[arg(help_heading = "Interaction", long)]
+    pub no_clarify: bool,
+    /// Never read stdin: clarifying questions end the run (exit 3) instead
+    /// of being asked on the terminal.
+    #[arg(help_heading = "Interaction", long)]
+    pub no_input: bool,
+    /// Answers to the run's first clarifying questions, for scripted runs: a
+    /// JSON list of strings or one per line, in question order.
+    #[arg(help_heading = "Interaction", long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
 }
 
 fn flags(args: &AskArgs) -> Result<BTreeMap<&'static str, String>, CliError> {

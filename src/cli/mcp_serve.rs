@@ -59,7 +59,7 @@ pub struct McpServeArgs {
     #[arg(long)]
     pub offline: bool,
     /// Model tier (extra-low, low, mid, high) [env: DRA_MODEL_TIER].
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub tier: Option<String>,
     /// Defaults for every run (a call's max_usd and deadline win).
     #[command(flatten)]

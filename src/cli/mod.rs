@@ -50,22 +50,22 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Print events as JSON lines on stdout (and nothing else).
-    #[arg(long, global = true)]
+    #[arg(help_heading = "Output", long, global = true)]
     pub json: bool,
     /// When to use colour and live rows.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(help_heading = "Output", long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// Less output on stderr.
-    #[arg(short, long, global = true)]
+    #[arg(help_heading = "Output", short, long, global = true)]
     pub quiet: bool,
     /// More output on stderr (-v shows thinking, -vv debug logs).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(help_heading = "Output", short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
     /// Where runs are written [env: DRA_RUNS_DIR].
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(help_heading = "Output", long, global = true, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
     /// Config file (default: dra/config.toml in the platform config dir).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(help_heading = "Output", long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
 
@@ -76,9 +76,18 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Examples under `dra ask --help`.
+const ASK_EXAMPLES: &str = "Examples:
+  dra ask \"Who is the CEO of PadmaPay?\"   # no key: offline, embedded corpus
+  dra ask --corpus ./docs \"How does write-ahead logging work?\"
+  dra ask --json \"Who is the CEO of PadmaPay?\" | jq -c 'select(.type==\"source\")'
+  dra ask --entity PadmaPay --domain padmapay.example \"Who leads PadmaPay?\"
+  dra ask --continue last \"What does it charge?\"   # a follow-up on the last run";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Research a question and write a cited report.
+    #[command(after_help = ASK_EXAMPLES)]
     Ask(Box<ask::AskArgs>),
     /// Continue an interrupted, crashed or paused run from its records (answer its questions with --answer).
     Resume(Box<resume::ResumeArgs>),
@@ -249,8 +258,31 @@ pub fn write_completions(shell: clap_complete::Shell, out: &mut Vec<u8>) {
     clap_complete::generate(shell, &mut Cli::command(), "dra", out);
 }
 
+/// One man page for dra and every subcommand (no `dra-ask(1)` pages are
+/// shipped, so none is referred to): each subcommand is a section with its
+/// synopsis, description and options.
 pub fn write_man(out: &mut Vec<u8>) -> std::io::Result<()> {
-    clap_mangen::Man::new(Cli::command()).render(out)
+    let cmd = Cli::command();
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name = format!("dra {}", sub.get_name());
+        out.extend_from_slice(format!(".SH \"{}\"\n", name.to_uppercase()).as_bytes());
+        let page = clap_mangen::Man::new(sub.clone().bin_name(&name));
+        let mut section = Vec::new();
+        page.render_synopsis_section(&mut section)?;
+        page.render_description_section(&mut section)?;
+        page.render_options_section(&mut section)?;
+        // Its sections are subsections of the command's.
+        let text = String::from_utf8_lossy(&section).replace(".SH ", ".SS ");
+        out.extend_from_slice(text.as_bytes());
+    }
+    man.render_extra_section(out)?;
+    man.render_version_section(out)
 }
 
 /// Writes to stdout; a closed pipe is not an error (`dra ... | head`).

@@ -71,6 +71,27 @@ fn offline_report_and_rows() {
     });
 }
 
+/// `dra ask --help`: flags under headings, then examples.
+#[test]
+fn ask_help() {
+    let sb = TestHome::new();
+    let out = sb.dra().args(["ask", "--help"]).assert().success();
+    let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for heading in [
+        "Question:",
+        "Sources:",
+        "Subject:",
+        "Model:",
+        "Budget:",
+        "Interaction:",
+        "Output:",
+        "Examples:",
+    ] {
+        assert!(help.lines().any(|l| l == heading), "{heading}\n{help}");
+    }
+    settings(&sb).bind(|| insta::assert_snapshot!("ask_help", help));
+}
+
 #[test]
 fn doctor_on_a_fresh_machine() {
     let sb = TestHome::new();

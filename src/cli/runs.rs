@@ -15,6 +15,10 @@ use crate::store::runs::{RunInfo, list_runs, run_dir_name};
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
+    /// One run to show in full (its id, a unique prefix, its directory or
+    /// `last`): question, state, how to continue, and its files.
+    #[arg(value_name = "RUN", conflicts_with = "prune")]
+    pub run: Option<String>,
     /// Remove the runs started longer ago than AGE (e.g. 30d, 12h, 2w, 90m),
     /// after listing them.
     #[arg(long, value_name = "AGE")]
@@ -66,32 +70,111 @@ fn printable(text: &str, max: usize) -> String {
     }
 }
 
-fn table(runs: &[RunInfo]) -> String {
-    let mut s = format!(
-        "{:<10} {:<20} {:<32} {:>7} {:>8}  {:<48}  {}\n",
-        "ID", "STARTED", "STATE", "SOURCES", "COST", "QUESTION", "REPORT"
-    );
+/// A run's state in a few words: a paused run is waiting, not done.
+fn state_words(r: &RunInfo) -> String {
+    match (r.state.as_str(), r.reason.as_deref()) {
+        ("done", Some("awaiting_clarification")) => "waiting for answers".into(),
+        ("done", Some("report_delivered") | None) => "done".into(),
+        (state, Some(reason)) => format!("{state} ({})", reason.replace('_', " ")),
+        (state, None) => state.to_string(),
+    }
+}
+
+/// The width a listing fits: the terminal's when stdout is one, else
+/// `COLUMNS`, else 100.
+fn listing_width() -> usize {
+    if std::io::stdout().is_terminal() {
+        return usize::from(console::Term::stdout().size().1);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or(100)
+}
+
+/// Columns before the question: id, started, state, sources, cost.
+const FIXED: usize = 8 + 1 + 16 + 1 + 19 + 1 + 7 + 1 + 7 + 2;
+
+/// The listing, fitted to `width` columns: the question takes what the
+/// other columns leave (paths are in `--json` and `dra runs ID`).
+fn table(runs: &[RunInfo], width: usize) -> String {
+    let question = width.saturating_sub(FIXED).max(12);
+    let row = |id: &str, started: &str, state: &str, sources: &str, cost: &str, q: &str| {
+        format!("{id:<8} {started:<16} {state:<19} {sources:>7} {cost:>7}  {q}\n")
+    };
+    let mut s = row("ID", "STARTED", "STATE", "SOURCES", "COST", "QUESTION");
     for r in runs {
-        let state = match &r.reason {
-            Some(reason) => format!("{} ({reason})", r.state),
-            None => r.state.clone(),
-        };
         let started = started_at(r)
-            .map(|d| d.format("%Y-%m-%d %H:%M:%SZ").to_string())
+            .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
             .unwrap_or_else(|| "?".into());
-        s.push_str(&format!(
-            "{:<10} {:<20} {:<32} {:>7} {:>8}  {:<48}  {}\n",
-            printable(&r.id, 10),
-            started,
-            printable(&state, 32),
-            r.sources.map_or("-".into(), |n| n.to_string()),
-            r.cost_usd
+        s.push_str(&row(
+            &printable(&r.id, 8),
+            &started,
+            &printable(&state_words(r), 19),
+            &r.sources.map_or("-".into(), |n| n.to_string()),
+            &r.cost_usd
                 .map_or("-".into(), crate::engine::budget::dollars),
-            printable(r.question.as_deref().unwrap_or("?"), 48),
-            r.report
-                .as_ref()
-                .map_or("-".into(), |p| printable(&p.display().to_string(), 400)),
+            &printable(r.question.as_deref().unwrap_or("?"), question),
         ));
+    }
+    s
+}
+
+/// The questions a paused run waits on: its last `clarification` event.
+fn open_questions(dir: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+    text.lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["type"] == "clarification")
+        .and_then(|e| e["questions"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|q| q.as_str().map(|q| printable(q, 400)))
+        .collect()
+}
+
+/// `dra runs ID`: the run's question, state, how to continue, and files.
+fn show(r: &RunInfo) -> String {
+    let mut s = format!(
+        "run {}\nquestion: {}\nstate: {}\n",
+        r.id,
+        printable(r.question.as_deref().unwrap_or("?"), 2000),
+        state_words(r)
+    );
+    if let Some(at) = started_at(r) {
+        s.push_str(&format!("started: {}\n", at.format("%Y-%m-%d %H:%M:%SZ")));
+    }
+    let cost = r
+        .cost_usd
+        .map_or("-".into(), crate::engine::budget::dollars);
+    let sources = r.sources.map_or("-".into(), |n| n.to_string());
+    s.push_str(&format!("sources: {sources}, cost: {cost}\n"));
+    let questions = open_questions(&r.dir);
+    let next = match (r.state.as_str(), r.reason.as_deref()) {
+        ("done", Some("awaiting_clarification")) => {
+            for q in &questions {
+                s.push_str(&format!("  ? {q}\n"));
+            }
+            let answers = vec!["--answer \"...\""; questions.len().max(1)].join(" ");
+            format!("dra resume {} {answers}", r.id)
+        }
+        ("done", _) => format!("dra ask --continue {} \"a follow-up question\"", r.id),
+        _ => format!("dra resume {}", r.id),
+    };
+    s.push_str(&format!("next: {next}\n"));
+    s.push_str(&format!("folder: {}\n", r.dir.display()));
+    for name in [
+        "report.md",
+        "sources.json",
+        "evidence.json",
+        "events.jsonl",
+        "records.jsonl",
+    ] {
+        let path = r.dir.join(name);
+        if path.is_file() {
+            s.push_str(&format!("  {}\n", path.display()));
+        }
     }
     s
 }
@@ -112,6 +195,18 @@ pub fn run(g: &GlobalArgs, args: &RunsArgs) -> CliResult {
             runs_dir.display()
         ))
     })?;
+    if let Some(spec) = &args.run {
+        let spec = (spec != "last").then_some(spec.as_str());
+        let dir = crate::store::checkpoint::find_run(&runs_dir, spec)
+            .map_err(|e| CliError::Usage(anyhow::anyhow!("{e}")))?;
+        let one = crate::store::runs::read_run(&dir);
+        if g.json {
+            print_json(&one);
+        } else {
+            print_stdout(show(&one).as_bytes());
+        }
+        return Ok(Exit::Ok);
+    }
     let Some(age) = &args.prune else {
         let shown: Vec<RunInfo> = runs.into_iter().take(args.limit).collect();
         if g.json {
@@ -119,7 +214,7 @@ pub fn run(g: &GlobalArgs, args: &RunsArgs) -> CliResult {
         } else if shown.is_empty() {
             errln!("no runs in {}", runs_dir.display());
         } else {
-            print_stdout(table(&shown).as_bytes());
+            print_stdout(table(&shown, listing_width()).as_bytes());
         }
         return Ok(Exit::Ok);
     };
@@ -151,7 +246,7 @@ pub fn run(g: &GlobalArgs, args: &RunsArgs) -> CliResult {
         for r in &old {
             errln!("  {}", r.dir.display());
         }
-        print_stdout(table(&old).as_bytes());
+        print_stdout(table(&old, listing_width()).as_bytes());
     }
     if !args.yes {
         let tty = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();

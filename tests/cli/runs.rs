@@ -97,9 +97,46 @@ fn lists_real_and_damaged_runs_newest_first() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("ID"), "{text}");
-    assert!(text.contains("done (awaiting_clarification)"), "{text}");
+    // A paused run is waiting, not done.
+    assert!(text.contains("waiting for answers"), "{text}");
     assert!(text.contains("Who runs Acme?"), "{text}");
     assert_eq!(text.lines().count(), 6, "{text}");
+
+    // The paused run in full: its question, what it waits on, how to go on.
+    let id = rows[0]["id"].as_str().unwrap();
+    let out = sb
+        .dra()
+        .args(["--runs-dir"])
+        .arg(sb.runs())
+        .args(["runs", &id[..4]])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("question: hi")
+            && text.contains("state: waiting for answers")
+            && text.contains("  ? ")
+            && text.contains(&format!("next: dra resume {id} --answer")),
+        "{text}"
+    );
+    // A damaged run is still shown, as unknown; a spec matching none is a
+    // usage error naming the runs dir.
+    let out = sb
+        .dra()
+        .args(["--runs-dir"])
+        .arg(sb.runs())
+        .args(["runs", "0000000d"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("state: unknown"));
+    let out = sb
+        .dra()
+        .args(["--runs-dir"])
+        .arg(sb.runs())
+        .args(["runs", "ffff"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]

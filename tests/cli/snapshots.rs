@@ -22,6 +22,11 @@ fn settings(sb: &TestHome) -> insta::Settings {
     s.add_filter(r"v\d+\.\d+\.\d+", "v[VERSION]");
     s.add_filter(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z", "[TIME]");
     s.add_filter(r"(?m)^[0-9a-f]{8}   ", "[ID]       ");
+    // `dra runs`: the id and the minute it started.
+    s.add_filter(
+        r"(?m)^[0-9a-f]{8} \d{4}-\d{2}-\d{2} \d{2}:\d{2} ",
+        "[ID]     [MINUTE]         ",
+    );
     s.add_filter(r"\d+\.\d s\b", "[SECS] s");
     // Which sandbox doctor finds depends on the machine (tests/cli/sandbox.rs checks it).
     s.add_filter(
@@ -215,8 +220,33 @@ fn runs_and_tiers_listings() {
     assert!(answer.trim_start().starts_with("**Kavya Menon**"), "{ceo}");
     let history = ceo.split("## History").nth(1).unwrap_or("");
     assert!(history.contains("Arjun Pillai"), "{ceo}");
-    let runs = pinned(&sb, &["runs".as_ref()]);
+    // At 80 columns, paths left to `dra runs ID` and --json.
+    let runs = sb
+        .dra()
+        .env("COLUMNS", "80")
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .arg("runs")
+        .assert()
+        .success();
     let runs = String::from_utf8(runs.get_output().stdout.clone()).unwrap();
+    assert!(runs.lines().all(|l| l.chars().count() <= 80), "{runs}");
+    // One run in full: its question, state, what to do next and its files.
+    let last = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["runs", "last"])
+        .assert()
+        .success();
+    let last = String::from_utf8(last.get_output().stdout.clone()).unwrap();
+    assert!(
+        last.contains("question: Who is the chief executive officer of PadmaPay?")
+            && last.contains("state: done")
+            && last.contains("next: dra ask --continue ")
+            && last.contains("report.md"),
+        "{last}"
+    );
     let tiers = sb.dra().arg("tiers").assert().success();
     let tiers = String::from_utf8(tiers.get_output().stdout.clone()).unwrap();
     settings(&sb).bind(|| {

@@ -229,11 +229,35 @@ pub async fn describe(file: PathBuf) -> Result<Described, Broken> {
         })
 }
 
+/// The keys a `--describe` answer may have: an MCP tool's `title` and
+/// `annotations` are accepted (and not used).
+const DESCRIBE_KEYS: &[&str] = &["name", "description", "parameters", "title", "annotations"];
+
 /// The name, description and schema of a `--describe` answer.
 pub fn parse_description(v: &Value) -> Result<(String, String, Value), String> {
     let Value::Object(m) = v else {
         return Err("--describe printed JSON that is not an object".into());
     };
+    // A misspelt key ("params") would leave the tool without its schema.
+    if let Some(unknown) = m.keys().find(|k| !DESCRIBE_KEYS.contains(&k.as_str())) {
+        // MCP calls the schema `inputSchema`.
+        let meant = if unknown == "inputSchema" {
+            Some("parameters")
+        } else {
+            crate::config::settings::closest(unknown, DESCRIBE_KEYS.iter().copied())
+        };
+        let hint = meant
+            .map(|k| format!(" (did you mean \"{k}\"?)"))
+            .unwrap_or_default();
+        let shown: String = crate::mcp::names::sanitize(unknown)
+            .chars()
+            .take(40)
+            .collect();
+        return Err(format!(
+            "its description has an unknown key \"{shown}\"{hint}; the keys are {}",
+            DESCRIBE_KEYS.join(", ")
+        ));
+    }
     let name = m
         .get("name")
         .and_then(Value::as_str)
@@ -450,6 +474,21 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn a_misspelt_describe_key_is_named_with_the_key_meant() {
+        let v = json!({"name": "fx", "description": "Rates.", "params": {"type": "object"}});
+        let err = parse_description(&v).unwrap_err();
+        assert!(
+            err.contains("\"params\"") && err.contains("did you mean \"parameters\"?"),
+            "{err}"
+        );
+        let v = json!({"name": "fx", "description": "Rates.", "inputSchema": {"type": "object"}});
+        let err = parse_description(&v).unwrap_err();
+        assert!(err.contains("did you mean \"parameters\"?"), "{err}");
+        let v = json!({"name": "fx", "title": "FX", "description": "Rates.", "parameters": {"type": "object"}});
+        assert!(parse_description(&v).is_ok());
+    }
 
     #[test]
     fn descriptions_are_checked() {

@@ -284,7 +284,10 @@ async fn run_one(
     let d = super::deliver::deliver(ctx, config, request, unclear, end);
 
     let write_error = write_run_files(ctx, run_dir, &d.report, &d.merged, &d.copies, &d.pages);
-    emit_sources_and_report(ctx, &d.numbered, &d.report);
+    let written = write_error
+        .is_none()
+        .then(|| run_dir.report_path().display().to_string());
+    emit_sources_and_report(ctx, &d.numbered, &d.report, written);
     let (spent, duration) = emit_usage(ctx, &d.report, d.claims);
     ctx.emitter
         .status(MAIN_AGENT, d.state, Some(d.reason), d.detail.clone());
@@ -469,7 +472,12 @@ fn write_run_files(
 
 /// The `sources` event (reading-order numbers to the report's) and the
 /// `report` event.
-fn emit_sources_and_report(ctx: &RunCtx, numbered: &[(usize, Page)], fin: &report::FinalReport) {
+fn emit_sources_and_report(
+    ctx: &RunCtx,
+    numbered: &[(usize, Page)],
+    fin: &report::FinalReport,
+    report_path: Option<String>,
+) {
     // Rows and `source` events number pages in reading order; the report
     // renumbers by first citation. This maps one to the other.
     let mapping = numbered
@@ -486,6 +494,7 @@ fn emit_sources_and_report(ctx: &RunCtx, numbered: &[(usize, Page)], fin: &repor
         MAIN_AGENT,
         EventBody::Report {
             markdown: fin.markdown.clone(),
+            report_path,
         },
     );
 }

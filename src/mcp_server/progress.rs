@@ -39,7 +39,7 @@ pub fn message(ev: &Event, sources: &mut usize) -> Option<String> {
                 .collect::<Vec<_>>()
                 .join(" ")
         ),
-        EventBody::Report { markdown } => {
+        EventBody::Report { markdown, .. } => {
             format!("report written ({} characters)", markdown.chars().count())
         }
         EventBody::Status(s) if s.state.is_terminal() => {
@@ -166,7 +166,14 @@ mod tests {
             "thinking is not progress"
         );
         let long = "x".repeat(500);
-        let m = message(&ev(EventBody::Report { markdown: long }), &mut n).unwrap();
+        let m = message(
+            &ev(EventBody::Report {
+                markdown: long,
+                report_path: None,
+            }),
+            &mut n,
+        )
+        .unwrap();
         assert!(m.contains("500 characters"));
     }
 

@@ -178,6 +178,10 @@ pub enum EventBody {
     },
     Report {
         markdown: String,
+        /// Where report.md was written (additive; absent when it could
+        /// not be).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        report_path: Option<String>,
     },
     /// Once the report is final: each accepted source's reading-order
     /// number (as in `source` events and rows) with its number in the

@@ -189,6 +189,19 @@ fn every_report_number_maps_to_the_source_event_it_came_from() {
         assert_eq!(read.get(&m.index), Some(&m.url), "{m:?}");
     }
     let dir = sb.run_dir();
+    // The report event says where report.md is, and it holds what it says.
+    let EventBody::Report {
+        markdown,
+        report_path,
+    } = &events[report_at].body
+    else {
+        unreachable!()
+    };
+    let path = report_path
+        .as_deref()
+        .expect("the report event's report_path");
+    assert_eq!(std::path::Path::new(path), dir.join("report.md"));
+    assert_eq!(&std::fs::read_to_string(path).unwrap(), markdown);
     let json: Vec<SourceEntry> =
         serde_json::from_str(&std::fs::read_to_string(dir.join("sources.json")).unwrap()).unwrap();
     // sources.json holds exactly the cited sources, under their report numbers.

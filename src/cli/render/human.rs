@@ -36,6 +36,18 @@ fn serde_name<T: serde::Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
+/// Where a source comes from, for its row: its domain, or for a local
+/// file (no domain) the folder it is in ("sqlite3/").
+fn where_from(domain: &str, url: &str) -> String {
+    if !domain.is_empty() {
+        return domain.to_string();
+    }
+    url.strip_prefix("file://")
+        .and_then(|path| path.rsplit('/').nth(1))
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(String::new, |dir| format!("{dir}/"))
+}
+
 impl Human {
     pub fn new(g: &GlobalArgs) -> Self {
         use std::io::IsTerminal;
@@ -159,7 +171,9 @@ impl Human {
                 detail,
                 ..
             } => self.show_fetch(agent, url, verdict, detail.as_deref()),
-            EventBody::Source { title, domain, .. } => self.show_source(agent, title, domain),
+            EventBody::Source {
+                title, domain, url, ..
+            } => self.show_source(agent, title, &where_from(domain, url)),
             EventBody::ToolCall { tool, display, .. } => self.show_tool_call(agent, tool, *display),
             EventBody::ToolResult {
                 tool,
@@ -236,6 +250,7 @@ impl Human {
     /// A page accepted as a source: on the agent's live row, or a line in a
     /// log. Unnumbered: the report numbers its sources when it exists.
     fn show_source(&mut self, agent: &str, title: &str, domain: &str) {
+        let domain = if domain.is_empty() { "?" } else { domain };
         let text = format!("read {} ({})", one(title), one(domain));
         if self.live.is_some() && agent != "main" {
             self.row(agent, text);
@@ -511,5 +526,20 @@ impl Human {
             s.duration.as_secs_f64()
         ));
         print_stdout(out.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_local_file_is_shown_by_its_folder() {
+        assert_eq!(
+            super::where_from("", "file:///usr/share/doc/sqlite3/wal.html"),
+            "sqlite3/"
+        );
+        assert_eq!(
+            super::where_from("padmapay.example", "https://padmapay.example/a"),
+            "padmapay.example"
+        );
     }
 }

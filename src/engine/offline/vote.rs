@@ -28,6 +28,12 @@ pub(super) struct Picked {
     pub rivals: Vec<(Candidate, String)>,
 }
 
+/// The share of the best supporting sentence's coverage another sentence
+/// needs to count as a source agreeing with the answer: below it, it states
+/// the same value about something else ("This field is 0 during a
+/// REINDEX" beside the question's largest number).
+const AGREEING: f64 = 0.5;
+
 /// Rival values kept beside the answer.
 const RIVALS: usize = 3;
 
@@ -173,7 +179,15 @@ pub(super) fn pick(
         Outcome::Answered(v) => {
             let best = &v.ballots[0];
             // The sentences writing the value as it is shown come first.
-            let mut supports: Vec<&answer::vote::Support> = best.supports.iter().collect();
+            // Only sentences about the question support it: "0" in "This
+            // field is 0 during a REINDEX" does not agree with "returns 0 if
+            // both inputs are zero" about the question's number.
+            let floor = AGREEING * best.coverage();
+            let mut supports: Vec<&answer::vote::Support> = best
+                .supports
+                .iter()
+                .filter(|s| s.coverage >= floor)
+                .collect();
             supports.sort_by_key(|s| s.span.text != best.value);
             let supports: Vec<Candidate> = supports
                 .into_iter()
@@ -208,4 +222,50 @@ pub(super) fn pick(
             rivals: vec![],
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(text: &str) -> PageRead {
+        PageRead {
+            text: text.into(),
+            title: "Kelp manual".into(),
+            source_type: "other".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_sentences_about_the_question_agree_with_its_answer() {
+        let q = "What is the largest number a Kelp counter can hold?";
+        let pages = BTreeMap::from([
+            (
+                "a".to_string(),
+                page("The largest number a Kelp counter can hold is 4096."),
+            ),
+            (
+                "b".to_string(),
+                page(
+                    "The reindex log is kept in a separate file. This field is 4096 during a reindex.",
+                ),
+            ),
+        ]);
+        let order = ["a".to_string(), "b".to_string()];
+        let picked = pick(q, q, "Kelp", &order, &pages).expect("a value question");
+        assert_eq!(picked.value.as_deref(), Some("4096"));
+        // The reindex sentence states the same number about something else:
+        // it is no second source.
+        assert_eq!(
+            picked.supports.len(),
+            1,
+            "{:?}",
+            picked
+                .supports
+                .iter()
+                .map(|c| &c.sentence)
+                .collect::<Vec<_>>()
+        );
+    }
 }

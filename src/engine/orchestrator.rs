@@ -267,7 +267,7 @@ fn emit_run_start(
     }
 }
 
-/// One run: announced, the question screened, the lead agent's research,
+/// One run: announced (with the corpus loader's warnings), the question screened, the lead agent's research,
 /// its ending delivered as a checked and judged report
 /// ([`super::deliver`]), then the run files, the closing events and the
 /// summary.
@@ -337,6 +337,15 @@ fn announce(
         );
     } else {
         emit_run_start(ctx, &config.run_dir, request, memory_problem);
+        // What the corpus loader left out: told when the run started, not
+        // again on each resume.
+        for w in &config.loader_warnings {
+            ctx.emitter.warning(
+                MAIN_AGENT,
+                crate::protocol::WarningCode::CorpusLoader,
+                w.clone(),
+            );
+        }
     }
 }
 
@@ -354,15 +363,6 @@ fn screen_question(
         ClarifyMode::Never => crate::question::unresearchable(&request.question),
         ClarifyMode::Stop | ClarifyMode::Wait => None,
     };
-    if config.resume.is_none() {
-        for w in &config.loader_warnings {
-            ctx.emitter.warning(
-                MAIN_AGENT,
-                crate::protocol::WarningCode::CorpusLoader,
-                w.clone(),
-            );
-        }
-    }
     if unclear.is_none() && ctx.mode == RunMode::Offline && config.resume.is_none() {
         ctx.emitter.warning(
             MAIN_AGENT,

@@ -150,7 +150,10 @@ fn run_block(lines: &[String]) -> (BTreeMap<usize, i32>, String) {
             continue;
         };
         // The script's line 1 is `exec 3>`, 2 and 3 set up the trap.
-        failed.insert(at - 4, code);
+        let line = at
+            .checked_sub(4)
+            .expect("a failure in the test's own set-up lines");
+        failed.insert(line, code);
     }
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (failed, stderr)

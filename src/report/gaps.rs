@@ -131,7 +131,12 @@ pub fn amend(markdown: &str, notes: &GapNotes) -> String {
             )
         });
     }
-    for cut in &notes.truncated {
+    // By address: pages read in parallel finish in any order, the report
+    // does not change with it.
+    let mut truncated: Vec<_> = notes.truncated.iter().collect();
+    truncated.sort_by(|a, b| a.url.cmp(&b.url));
+    truncated.dedup_by(|a, b| a.url == b.url);
+    for cut in truncated {
         added.push(format!(
             "- Truncated: {}: only {} were read (corpus caps); the rest was not searched",
             // A code span: the report links only to cited sources.
@@ -178,6 +183,22 @@ mod tests {
     }
 
     const REPORT: &str = "# R\n\n## Answer\n\nA [1].\n\n## Gaps\n\n- Pricing: no sentence about pricing was found in the 2 page(s) read\n- Funding: the round size is disputed\n\n## Sources\n\n[1] T. https://a.example/\n";
+
+    #[test]
+    fn cut_pages_are_listed_in_one_order_whatever_order_they_were_read_in() {
+        let one = [
+            ("file:///b.html", "the first 10 characters"),
+            ("file:///a.html", "the first 10 characters"),
+        ];
+        let mut other = one;
+        other.reverse();
+        let out = amend(REPORT, &notes(&[], &one));
+        assert_eq!(out, amend(REPORT, &notes(&[], &other)));
+        assert!(
+            out.find("a.html").unwrap() < out.find("b.html").unwrap(),
+            "{out}"
+        );
+    }
 
     #[test]
     fn unresearched_aspects_and_cuts_join_the_gaps_section() {

@@ -27,7 +27,7 @@ pub const DUE_DILIGENCE_CHECKLIST: &[&str] = &[
 ];
 
 /// The most aspects one question is split into.
-const MAX_ASPECTS: usize = 10;
+pub const MAX_ASPECTS: usize = 10;
 /// The longest aspect label, in characters.
 const MAX_LABEL: usize = 110;
 

@@ -11,7 +11,7 @@ mod text;
 use serde::{Deserialize, Serialize};
 
 pub use aspects::{
-    DUE_DILIGENCE_CHECKLIST, Decomposition, comparison_items, decompose, plan_problems,
+    DUE_DILIGENCE_CHECKLIST, Decomposition, MAX_ASPECTS, comparison_items, decompose, plan_problems,
 };
 pub use clarity::{Unclear, Unresearchable, content_words, fold_answers, unclear, unresearchable};
 pub use query::{refined_query, search_query};

@@ -405,3 +405,55 @@ fn the_offline_lead_reads_the_shipped_due_diligence_skill() {
         EventBody::Status(s) if s.reason == Some(StatusReason::ReportDelivered)
     ));
 }
+
+/// The README's worked example: a skill naming its aspects plans the
+/// offline run with them, before the question's own.
+#[test]
+fn a_skill_naming_its_aspects_plans_the_offline_run() {
+    let sb = TestHome::new();
+    let root = sb.dir.path().join("myskills");
+    write(
+        &root.join("payment-partner-review/SKILL.md"),
+        "---\nname: payment-partner-review\ndescription: Due diligence of a payment gateway or aggregator as a partner: licence from the central bank first, then settlement times, chargebacks and outages.\n---\n# Payment partner review\n1. Settle the licence from the regulator's register before anything else...\n2. Plan aspects: licence, settlement time, chargeback rate, outages (last 12 months), pricing.\n",
+    );
+    let out = sb
+        .dra()
+        .env("DRA_SKILLS_DIR", &root)
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args([
+            "--json",
+            "ask",
+            "--no-memory",
+            "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our startup?",
+        ])
+        .assert()
+        .success();
+    let events = parse_events(&String::from_utf8_lossy(&out.get_output().stdout));
+    assert!(events.iter().any(
+        |e| matches!(&e.body, EventBody::Skill { name, .. } if name == "payment-partner-review")
+    ));
+    let plan: Vec<String> = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::Plan { todos, .. } => {
+                Some(todos.iter().map(|t| t.content.to_lowercase()).collect())
+            }
+            _ => None,
+        })
+        .expect("a plan event");
+    assert_eq!(
+        plan[..5],
+        [
+            "licence",
+            "settlement time",
+            "chargeback rate",
+            "outages (last 12 months)",
+            "pricing"
+        ],
+        "{plan:?}"
+    );
+    // The question's own aspects follow, unless the skill's name them.
+    assert!(plan.iter().any(|a| a.contains("leadership")), "{plan:?}");
+    assert!(!plan.iter().any(|a| a.contains("licence and")), "{plan:?}");
+}

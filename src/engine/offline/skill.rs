@@ -67,6 +67,78 @@ pub(super) fn skill_for<'a>(listed: &[(&'a str, &'a str)], question: &str) -> Op
     best.map(|(n, _)| n)
 }
 
+/// Aspects a skill's instructions name in one line, "Plan aspects: licence,
+/// settlement time, pricing." (a list item or a plain line; the last such
+/// line wins): each item, as written, without its closing full stop.
+/// Empty when the skill has no such line.
+pub(super) fn skill_aspects(skill: &str) -> Vec<String> {
+    let Some(list) = skill.lines().rev().find_map(|line| {
+        let lower = line.to_lowercase();
+        let at = lower.find("aspects:")?;
+        // Only a line that says what to plan: "Plan aspects:", "Aspects:".
+        let before = lower[..at].trim_start_matches(|c: char| {
+            c.is_ascii_digit() || matches!(c, '.' | ')' | '-' | '*' | ' ')
+        });
+        matches!(before.trim(), "" | "plan" | "plan these" | "plan the")
+            .then(|| line[at + "aspects:".len()..].to_string())
+    }) else {
+        return vec![];
+    };
+    split_list(&list)
+}
+
+/// The items of "a, b (c, d), and e." at top-level commas and semicolons.
+fn split_list(list: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut item = String::new();
+    for c in list.trim().trim_end_matches('.').chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 && matches!(c, ',' | ';') {
+            items.push(std::mem::take(&mut item));
+        } else {
+            item.push(c);
+        }
+    }
+    items.push(item);
+    items
+        .into_iter()
+        .map(|i| {
+            let i = i.trim();
+            i.strip_prefix("and ").unwrap_or(i).trim().to_string()
+        })
+        .filter(|i| !i.is_empty() && i.split_whitespace().count() <= 8)
+        .take(MAX_SKILL_ASPECTS)
+        .collect()
+}
+
+/// Aspects a skill line may add to a plan.
+const MAX_SKILL_ASPECTS: usize = 8;
+
+/// The plan: a skill's aspects first, then the question's own that name
+/// none of their words (the question's "licence status" is the skill's
+/// "licence"), at most `max`.
+pub(super) fn with_skill_aspects(
+    skill: Vec<String>,
+    question: Vec<String>,
+    max: usize,
+) -> Vec<String> {
+    let content = |a: &str| stems([a]);
+    let mut plan = skill;
+    for a in question {
+        let words = content(&a);
+        if plan.iter().all(|p| content(p).is_disjoint(&words)) {
+            plan.push(a);
+        }
+    }
+    plan.truncate(max);
+    plan
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +155,59 @@ mod tests {
             .into_iter()
             .map(|s| (s.name, s.description))
             .collect()
+    }
+
+    #[test]
+    fn a_skill_line_naming_aspects_sets_the_plan() {
+        let skill = "Skill: payment-partner-review\n# Payment partner review\n\
+            1. Settle the licence from the regulator's register before anything else...\n\
+            2. Plan aspects: licence, settlement time, chargeback rate, outages (last 12 months), pricing.\n\
+            3. Open the report with go / go with conditions / not yet.";
+        let named = skill_aspects(skill);
+        assert_eq!(
+            named,
+            [
+                "licence",
+                "settlement time",
+                "chargeback rate",
+                "outages (last 12 months)",
+                "pricing"
+            ]
+        );
+        let question = [
+            "leadership",
+            "licence and regulatory status",
+            "funding",
+            "pricing",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            with_skill_aspects(named, question, 10),
+            [
+                "licence",
+                "settlement time",
+                "chargeback rate",
+                "outages (last 12 months)",
+                "pricing",
+                "leadership",
+                "funding",
+            ]
+        );
+        // Any text is read without panicking, whatever its letters.
+        assert_eq!(
+            skill_aspects("İstanbul notes\n- Aspects: ünï, çà"),
+            ["ünï", "çà"]
+        );
+        assert!(skill_aspects("İİİ aspects: x").is_empty());
+        // Prose about aspects is no list of them.
+        assert!(
+            skill_aspects("Use the aspects the user lists: when they list none, plan six.")
+                .is_empty()
+        );
+        assert!(
+            skill_aspects("## 2. Plan these aspects\n\nUse the aspects the user lists.").is_empty()
+        );
     }
 
     #[test]

@@ -371,10 +371,10 @@ fn load_dir(dir: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
     }
     if skipped > 0 {
         loaded.warnings.push(format!(
-            "read {} documents from {}; skipped {skipped} file{} (see above)",
-            loaded.docs.len(),
+            "read {} from {}; skipped {} (see above)",
+            crate::count(loaded.docs.len(), "document"),
             dir.display(),
-            if skipped == 1 { "" } else { "s" }
+            crate::count(skipped, "file")
         ));
     }
     Ok(loaded)

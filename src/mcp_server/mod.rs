@@ -187,7 +187,7 @@ impl DraServer {
                     app::evidence_backends(&settings, &source)
                         .map(|b| {
                             for n in b.notes {
-                                tracing::warn!("{}", n.text);
+                                warn_line(&n.text);
                             }
                             Backends {
                                 search: b.search,
@@ -474,10 +474,18 @@ fn linked_to_sources(report: &str, sources: &Value) -> String {
 fn log_notes(notes: &[Note]) {
     for n in notes {
         match n.level {
-            app::NoteLevel::Warning | app::NoteLevel::Loader => tracing::warn!("{}", n.text),
+            app::NoteLevel::Warning | app::NoteLevel::Loader => warn_line(&n.text),
             app::NoteLevel::Info => tracing::info!("{}", n.text),
         }
     }
+}
+
+/// A warning on stderr as the CLI writes it (`warning: ...`, one line), not
+/// as a log record; stdout stays the MCP stream.
+fn warn_line(text: &str) {
+    use std::io::Write as _;
+    let line = crate::document::single_line(&crate::document::sanitize_text(text));
+    let _ = writeln!(std::io::stderr(), "warning: {line}");
 }
 
 fn schema(v: Value) -> Map<String, Value> {

@@ -69,11 +69,53 @@ fn cut(s: &str) -> String {
     out
 }
 
+/// Where a run stands, as progress values: whole steps (the start, the
+/// plan, each sub-researcher done, the report, the end) and, between two
+/// steps, sources as fractions that never reach the next one, so values
+/// always increase. The total is known from the plan (its aspects and
+/// four steps around them), is raised if more steps come, and is the
+/// last value at the end.
+#[derive(Debug, Default)]
+pub struct Steps {
+    done: f64,
+    between: i32,
+    total: Option<f64>,
+}
+
+impl Steps {
+    /// The progress value and total of one notified event.
+    pub fn advance(&mut self, ev: &Event) -> (f64, Option<f64>) {
+        if let EventBody::Plan { todos, .. } = &ev.body {
+            self.total = Some(todos.len() as f64 + 4.0);
+        }
+        if matches!(
+            ev.body,
+            EventBody::Source { .. } | EventBody::Clarification { .. }
+        ) {
+            self.between += 1;
+            return (self.done + 1.0 - 0.5f64.powi(self.between), self.total);
+        }
+        self.done += 1.0;
+        self.between = 0;
+        let end = matches!(&ev.body, EventBody::Status(s) if s.state.is_terminal());
+        self.total = match self.total {
+            _ if end => Some(self.done),
+            Some(t) => Some(t.max(self.done + 1.0)),
+            None => None,
+        };
+        (self.done, self.total)
+    }
+}
+
+/// One notification: its value, the total when known, and the message.
+type Note = (f64, Option<f64>, String);
+
 /// Sends a call's progress notifications in order, off the event loop.
 pub struct Reporter {
-    tx: Option<mpsc::UnboundedSender<String>>,
+    tx: Option<mpsc::UnboundedSender<Note>>,
     task: Option<tokio::task::JoinHandle<()>>,
     sources: usize,
+    steps: Steps,
 }
 
 impl Reporter {
@@ -84,6 +126,7 @@ impl Reporter {
                 tx: None,
                 task: None,
                 sources: 0,
+                steps: Steps::default(),
             };
         };
         let (tx, rx) = mpsc::unbounded_channel();
@@ -92,12 +135,14 @@ impl Reporter {
             tx: Some(tx),
             task: Some(task),
             sources: 0,
+            steps: Steps::default(),
         }
     }
 
     pub fn on_event(&mut self, ev: &Event) {
         if let (Some(tx), Some(m)) = (&self.tx, message(ev, &mut self.sources)) {
-            let _ = tx.send(m);
+            let (value, total) = self.steps.advance(ev);
+            let _ = tx.send((value, total, m));
         }
     }
 
@@ -114,12 +159,13 @@ impl Reporter {
 async fn send_all(
     peer: Peer<RoleServer>,
     token: ProgressToken,
-    mut rx: mpsc::UnboundedReceiver<String>,
+    mut rx: mpsc::UnboundedReceiver<Note>,
 ) {
-    let mut n = 0.0;
-    while let Some(message) = rx.recv().await {
-        n += 1.0;
-        let param = ProgressNotificationParam::new(token.clone(), n).with_message(message);
+    while let Some((value, total, message)) = rx.recv().await {
+        let mut param = ProgressNotificationParam::new(token.clone(), value).with_message(message);
+        if let Some(total) = total {
+            param = param.with_total(total);
+        }
         if let Err(e) = peer.notify_progress(param).await {
             // The caller went away: the run goes on to its end (or is
             // interrupted by the cancellation), but nobody hears of it.
@@ -175,6 +221,60 @@ mod tests {
         )
         .unwrap();
         assert!(m.contains("500 characters"));
+    }
+
+    #[test]
+    fn values_increase_and_end_at_the_total() {
+        let mut steps = Steps::default();
+        let todo = |i: usize| crate::protocol::Todo {
+            id: i.to_string(),
+            content: format!("aspect {i}"),
+            status: Default::default(),
+        };
+        let sub = || EventBody::Subagent {
+            unit: "sub-1".into(),
+            state: SubagentState::Done,
+            description: "d".into(),
+        };
+        let source = || EventBody::Source {
+            title: "t".into(),
+            url: "u".into(),
+            domain: "d".into(),
+            index: 1,
+        };
+        let bodies = vec![
+            EventBody::Thinking {
+                text: "the start".into(),
+            },
+            EventBody::Plan {
+                todos: vec![todo(1), todo(2)],
+                kind: None,
+            },
+            source(),
+            source(),
+            sub(),
+            source(),
+            sub(),
+            EventBody::Report {
+                markdown: "r".into(),
+                report_path: None,
+            },
+            EventBody::Status(crate::protocol::Status {
+                state: StatusState::Done,
+                reason: None,
+                detail: None,
+            }),
+        ];
+        let seen: Vec<(f64, Option<f64>)> =
+            bodies.into_iter().map(|b| steps.advance(&ev(b))).collect();
+        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+        // The plan's two aspects and four steps around them.
+        assert_eq!(seen[1], (2.0, Some(6.0)));
+        assert!(
+            seen.iter().all(|(v, t)| t.is_none_or(|t| *v <= t)),
+            "{seen:?}"
+        );
+        assert_eq!(seen.last(), Some(&(6.0, Some(6.0))));
     }
 
     proptest::proptest! {

@@ -134,6 +134,13 @@ fn check_session(seen: &Value, sb: &TestHome) {
         .map(|p| p["progress"].as_f64().unwrap())
         .collect();
     assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    // A total once the plan is known, reached by the last notification.
+    let last = progress.last().unwrap();
+    assert_eq!(
+        last["total"].as_f64(),
+        last["progress"].as_f64(),
+        "{progress:?}"
+    );
     assert!(
         messages.iter().any(|m| m.starts_with("plan: ")),
         "{messages:?}"

@@ -206,7 +206,9 @@ fn kill_then_resume(kill: Kill, parallel: usize, expected: &Baseline, script: on
         terminal(&before).is_empty(),
         "{kill:?}: a killed run has no terminal status"
     );
-    let requests_before = server.count();
+    // A request the killed process had already written may still be read
+    // by the server: wait until its count settles before taking it.
+    let requests_before = settled_count(&server);
 
     let out = run(dra_cmd(&sb, &server)
         .env("DRA_MAX_PARALLEL", parallel.to_string())
@@ -608,4 +610,19 @@ fn resuming_a_paused_run_without_answers_shows_its_questions_again() {
         stderr.contains("dra resume ") && stderr.contains("--answer"),
         "{stderr}"
     );
+}
+
+/// The server's request count once no request has arrived for 200 ms (at
+/// most 5 s): requests a killed client wrote are counted before it is read.
+fn settled_count(server: &Server) -> usize {
+    let mut last = server.count();
+    for _ in 0..25 {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = server.count();
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    last
 }

@@ -75,7 +75,14 @@ fn state_words(r: &RunInfo) -> String {
     match (r.state.as_str(), r.reason.as_deref()) {
         ("done", Some("awaiting_clarification")) => "waiting for answers".into(),
         ("done", Some("report_delivered") | None) => "done".into(),
-        (state, Some(reason)) => format!("{state} ({})", reason.replace('_', " ")),
+        (state, Some(reason)) => {
+            // The words the run's own summary uses ("dollar cap reached").
+            let words = serde_json::from_value::<crate::protocol::StatusReason>(
+                serde_json::Value::String(reason.to_string()),
+            )
+            .map_or_else(|_| reason.replace('_', " "), |r| r.in_words());
+            format!("{state} ({words})")
+        }
         (state, None) => state.to_string(),
     }
 }

@@ -10,6 +10,7 @@ mod text;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use aspects::split_list;
 pub use aspects::{
     DUE_DILIGENCE_CHECKLIST, Decomposition, MAX_ASPECTS, comparison_items, decompose, plan_problems,
 };

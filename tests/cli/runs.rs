@@ -33,17 +33,21 @@ fn runs_json(sb: &TestHome, extra: &[&str]) -> (i32, serde_json::Value, String) 
     )
 }
 
+/// `dra --runs-dir RUNS ARGS...` in this home.
+fn dra_out(sb: &TestHome, args: &[&str]) -> std::process::Output {
+    sb.dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn lists_real_and_damaged_runs_newest_first() {
     let sb = TestHome::new();
     // A real run (asks, exit 3) and a real report.
-    let st = sb
-        .dra()
-        .args(["--runs-dir"])
-        .arg(sb.runs())
-        .args(["ask", "hi"])
-        .output()
-        .unwrap();
+    let st = dra_out(&sb, &["ask", "hi"]);
     assert_eq!(st.status.code(), Some(3));
     // Damaged runs, older than it.
     fake_run(
@@ -88,13 +92,7 @@ fn lists_real_and_damaged_runs_newest_first() {
     assert_eq!(rows[3]["question"], "Who runs Acme?");
 
     // The human table has the same rows.
-    let out = sb
-        .dra()
-        .args(["--runs-dir"])
-        .arg(sb.runs())
-        .arg("runs")
-        .output()
-        .unwrap();
+    let out = dra_out(&sb, &["runs"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("ID"), "{text}");
     // A paused run is waiting, not done.
@@ -104,13 +102,7 @@ fn lists_real_and_damaged_runs_newest_first() {
 
     // The paused run in full: its question, what it waits on, how to go on.
     let id = rows[0]["id"].as_str().unwrap();
-    let out = sb
-        .dra()
-        .args(["--runs-dir"])
-        .arg(sb.runs())
-        .args(["runs", &id[..4]])
-        .output()
-        .unwrap();
+    let out = dra_out(&sb, &["runs", &id[..4]]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("question: hi")
@@ -121,21 +113,9 @@ fn lists_real_and_damaged_runs_newest_first() {
     );
     // A damaged run is still shown, as unknown; a spec matching none is a
     // usage error naming the runs dir.
-    let out = sb
-        .dra()
-        .args(["--runs-dir"])
-        .arg(sb.runs())
-        .args(["runs", "0000000d"])
-        .output()
-        .unwrap();
+    let out = dra_out(&sb, &["runs", "0000000d"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("state: unknown"));
-    let out = sb
-        .dra()
-        .args(["--runs-dir"])
-        .arg(sb.runs())
-        .args(["runs", "ffff"])
-        .output()
-        .unwrap();
+    let out = dra_out(&sb, &["runs", "ffff"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -158,13 +138,7 @@ fn prune_lists_asks_and_removes_only_old_runs() {
     std::fs::create_dir_all(sb.runs().join("my-notes")).unwrap();
 
     // No terminal and no --yes: refused, nothing deleted.
-    let out = sb
-        .dra()
-        .args(["--runs-dir"])
-        .arg(sb.runs())
-        .args(["runs", "--prune", "30d"])
-        .output()
-        .unwrap();
+    let out = dra_out(&sb, &["runs", "--prune", "30d"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--yes"), "{err}");

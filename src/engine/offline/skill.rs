@@ -84,34 +84,8 @@ pub(super) fn skill_aspects(skill: &str) -> Vec<String> {
     }) else {
         return vec![];
     };
-    split_list(&list)
-}
-
-/// The items of "a, b (c, d), and e." at top-level commas and semicolons.
-fn split_list(list: &str) -> Vec<String> {
-    let mut items = Vec::new();
-    let mut depth = 0usize;
-    let mut item = String::new();
-    for c in list.trim().trim_end_matches('.').chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if depth == 0 && matches!(c, ',' | ';') {
-            items.push(std::mem::take(&mut item));
-        } else {
-            item.push(c);
-        }
-    }
-    items.push(item);
-    items
+    question::split_list(list.trim().trim_end_matches('.'))
         .into_iter()
-        .map(|i| {
-            let i = i.trim();
-            i.strip_prefix("and ").unwrap_or(i).trim().to_string()
-        })
-        .filter(|i| !i.is_empty() && i.split_whitespace().count() <= 8)
         .take(MAX_SKILL_ASPECTS)
         .collect()
 }

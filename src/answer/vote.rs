@@ -969,7 +969,7 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
     let mut scored = coverages(question, &terms, passages, &read);
     let years_asked = years_in(question);
     let present = asks_present(question);
-    let names = question_names(question);
+    let subject = Subject::of(question);
     let mut candidates: Vec<Support> = Vec::new();
     if ty.is_span() {
         for &(pi, si, coverage) in scored.iter().filter(|s| s.2 > 0.0) {
@@ -983,13 +983,7 @@ pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome
                     * entry_factor(&years_asked, p.sentences[si], span.start)
                     * predecessor_factor(ty, p.sentences[si], span.start)
                     * ended_factor(present, ty, p.sentences[si])
-                    * other_subject_factor(
-                        ty,
-                        p.sentences[si],
-                        (span.start, span.end),
-                        question,
-                        &names,
-                    )
+                    * other_subject_factor(ty, p.sentences[si], (span.start, span.end), &subject)
                     * if dateline { 0.3 } else { 1.0 };
                 candidates.push(Support {
                     origin: p.origin,
@@ -1095,6 +1089,43 @@ const PREDECESSOR_WORDS: &[&str] = &[
 /// Logistics" for a question about PadmaPay's chief executive.
 const OTHER_SUBJECT: f64 = 0.3;
 
+/// What a question is about, for [`other_subject_factor`]: the words of
+/// its names and all its words, lowercase, read once per vote.
+struct Subject {
+    names: BTreeSet<String>,
+    words: BTreeSet<String>,
+}
+
+impl Subject {
+    fn of(question: &str) -> Subject {
+        Subject {
+            names: question_names(question)
+                .iter()
+                .flat_map(|n| n.split_whitespace())
+                .map(str::to_lowercase)
+                .collect(),
+            words: question
+                .to_lowercase()
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+        }
+    }
+
+    /// Whether `words` name something else than the question's names.
+    fn other(&self, words: &[String]) -> bool {
+        !words.is_empty() && words.iter().all(|w| !self.names.contains(w))
+    }
+}
+
+/// A text's words, lowercase, without the punctuation around them.
+fn bare_words(text: &str) -> impl DoubleEndedIterator<Item = String> + '_ {
+    text.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    })
+}
+
 /// [`OTHER_SUBJECT`] for a name the sentence places under another subject
 /// than the question's: a person with an apposition that ends "of" a name
 /// sharing no word with the question's names ("X, chief executive officer
@@ -1105,44 +1136,22 @@ fn other_subject_factor(
     ty: AnswerType,
     sentence: &str,
     (start, end): (usize, usize),
-    question: &str,
-    names: &[String],
+    subject: &Subject,
 ) -> f64 {
-    if !ty.is_name() || names.is_empty() {
+    if !ty.is_name() || subject.names.is_empty() {
         return 1.0;
     }
-    let asked: BTreeSet<String> = names
-        .iter()
-        .flat_map(|n| n.split_whitespace())
-        .map(str::to_lowercase)
-        .collect();
-    let other = |words: &[String]| !words.is_empty() && words.iter().all(|w| !asked.contains(w));
     // The subject itself: "<a word of the question> of <span>".
-    let before: Vec<String> = sentence
-        .get(..start)
-        .unwrap_or("")
-        .split_whitespace()
+    let before: Vec<String> = bare_words(sentence.get(..start).unwrap_or(""))
         .rev()
         .take(2)
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
         .collect();
     let role_of = before.first().is_some_and(|w| w == "of")
-        && before.get(1).is_some_and(|w| {
-            w.len() > 3 && question.to_lowercase().split_whitespace().any(|q| q == w)
-        });
-    let span: Vec<String> = sentence
-        .get(start..end)
-        .unwrap_or("")
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
-    if role_of && other(&span) {
+        && before
+            .get(1)
+            .is_some_and(|w| w.len() > 3 && subject.words.contains(w));
+    let span: Vec<String> = bare_words(sentence.get(start..end).unwrap_or("")).collect();
+    if role_of && subject.other(&span) {
         return OTHER_SUBJECT;
     }
     // A person given a role of another subject.
@@ -1153,23 +1162,31 @@ fn other_subject_factor(
         .split([',', ';', '.', ')', '(', '"'])
         .next()
         .unwrap_or("");
-    let Some((_, subject)) = apposition.rsplit_once(" of ") else {
+    let Some((_, other)) = apposition.rsplit_once(" of ") else {
         return 1.0;
     };
-    let subject: Vec<String> = subject
+    let other: Vec<String> = other
         .split_whitespace()
         .skip_while(|w| *w == "the")
         .take_while(|w| w.chars().next().is_some_and(char::is_uppercase))
         .map(str::to_lowercase)
         .collect();
-    if other(&subject) { OTHER_SUBJECT } else { 1.0 }
+    if subject.other(&other) {
+        OTHER_SUBJECT
+    } else {
+        1.0
+    }
 }
 
 /// Whether the name at bytes `start..end` of `sentence` is placed under
 /// another subject than the question's ([`OTHER_SUBJECT`]).
 pub fn names_another_subject(question: &str, sentence: &str, start: usize, end: usize) -> bool {
-    let names = question_names(question);
-    other_subject_factor(AnswerType::Person, sentence, (start, end), question, &names) < 1.0
+    other_subject_factor(
+        AnswerType::Person,
+        sentence,
+        (start, end),
+        &Subject::of(question),
+    ) < 1.0
 }
 
 /// Whether a sentence names who held a role before ("replacing co-founder

@@ -32,9 +32,20 @@ fn stderr_of(out: &std::process::Output) -> String {
 
 /// Runs `dra ask` offline on `corpus`; the run must not fail on the corpus.
 fn ask(sb: &TestHome, corpus: &Path, envs: &[(&str, &str)]) -> std::process::Output {
+    ask_with(sb, corpus, &[], envs)
+}
+
+/// [`ask`] with global flags before `ask` (`-v`, `--json`).
+fn ask_with(
+    sb: &TestHome,
+    corpus: &Path,
+    global: &[&str],
+    envs: &[(&str, &str)],
+) -> std::process::Output {
     let mut cmd = sb.dra();
     cmd.arg("--runs-dir")
         .arg(sb.runs())
+        .args(global)
         .args(["ask", QUESTION, "--offline", "--corpus"])
         .arg(corpus)
         .timeout(Duration::from_secs(90));
@@ -297,15 +308,7 @@ fn a_folder_survives_bad_files_with_one_warning_each() {
         "{quiet}"
     );
     // -v: every one of them.
-    let out = sb
-        .dra()
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .args(["-v", "ask", QUESTION, "--offline", "--corpus"])
-        .arg(&corpus)
-        .timeout(Duration::from_secs(90))
-        .output()
-        .unwrap();
+    let out = ask_with(&sb, &corpus, &["-v"], &[]);
     assert_not_a_corpus_failure(&out);
     let err = stderr_of(&out);
     let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
@@ -332,15 +335,7 @@ fn a_folder_survives_bad_files_with_one_warning_each() {
     }
     // --json: each is a `warning` event (code corpus_loader) on stdout,
     // and stderr does not list them again.
-    let out = sb
-        .dra()
-        .arg("--runs-dir")
-        .arg(sb.runs())
-        .args(["--json", "ask", QUESTION, "--offline", "--corpus"])
-        .arg(&corpus)
-        .timeout(Duration::from_secs(90))
-        .output()
-        .unwrap();
+    let out = ask_with(&sb, &corpus, &["--json"], &[]);
     assert_not_a_corpus_failure(&out);
     let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()

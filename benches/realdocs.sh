@@ -13,10 +13,12 @@
 #   of this checkout). Per-case lines go to $REALDOCS_OUT/scores (default
 #   /tmp/realdocs), each case's report.md to $REALDOCS_OUT/reports/ID.md;
 #   REALDOCS_TALLY_ONLY=1 scores the last run's saved reports again and
-#   prints the tables, without running dra. DRA_EMBED_MODEL=DIR measures
-#   hybrid search: each run then reads the passage vectors `dra index` keeps
-#   under $REALDOCS_CACHE (default: the caller's ~/.cache; run `dra index`
-#   on each manual first to measure whole-corpus dense ranking).
+#   prints the tables, without running dra. Every run uses the manuals'
+#   on-disk indexes under $REALDOCS_CACHE (default: the caller's ~/.cache;
+#   the first run of a manual builds its index, the others wait for it).
+#   DRA_EMBED_MODEL=DIR measures hybrid search: each run then also reads the
+#   passage vectors `dra index` keeps there (run `dra index` on each manual
+#   first to measure whole-corpus dense ranking).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 filter=${1:-.}
@@ -83,7 +85,7 @@ one() {
   local set=$1 id=$2 corpus=$3 question=$4 h r rc=0 report
   h=$(mktemp -d); r=$(mktemp -d)
   unshare --net -- bash -c 'ip link set lo up 2>/dev/null; exec "$@"' _ \
-    env -i PATH="$PATH" HOME="$h" LANG=C.UTF-8 ${DRA_EMBED_MODEL:+DRA_EMBED_MODEL="$DRA_EMBED_MODEL" XDG_CACHE_HOME="$cache"} \
+    env -i PATH="$PATH" HOME="$h" LANG=C.UTF-8 XDG_CACHE_HOME="$cache" ${DRA_EMBED_MODEL:+DRA_EMBED_MODEL="$DRA_EMBED_MODEL"} \
     "$bin" ask --json --no-memory --corpus "$corpus" --runs-dir "$r" "$question" \
     </dev/null >/dev/null 2>&1 || rc=$?
   report=$(find "$r" -name report.md -print -quit)

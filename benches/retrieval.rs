@@ -9,7 +9,8 @@
 //! measures and prints.
 //! With `DRA_EMBED_MODEL` set it also measures hybrid ranking, over BM25's
 //! best passages and over every passage (vectors kept in the cache dir);
-//! `DRA_BENCH_RANKERS=bm25,full` picks rankers.
+//! `DRA_BENCH_RANKERS=bm25,full` picks rankers. Each manual is searched
+//! through its on-disk index (dra's cache directory, or `DRA_BENCH_CACHE`).
 //!   usage: cargo bench --bench retrieval [-- FILTER]
 #![allow(
     clippy::unwrap_used,
@@ -23,7 +24,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use dra::corpus::{Corpus, LoadOptions};
+use dra::corpus::{CachedIndex, Corpus, LoadOptions};
 use dra::embed::store::VectorStore;
 use serde_json::Value;
 
@@ -120,13 +121,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         };
     let mut misses: Vec<String> = Vec::new();
+    // The corpus indexes, kept between bench runs (a first run builds them).
+    let cache_root = std::env::var_os("DRA_BENCH_CACHE")
+        .map(PathBuf::from)
+        .or_else(dra::corpus::cache_root)
+        .ok_or("no cache directory: set DRA_BENCH_CACHE")?;
     for (dir, pairs) in &by_corpus {
         let started = Instant::now();
-        let mut corpus = Corpus::load(dir, &LoadOptions::default())?;
+        let cache = CachedIndex::for_folder(&cache_root, dir);
+        let (mut corpus, refreshed) = Corpus::open_cached(dir, &cache, &LoadOptions::default())?;
         println!(
-            "{}: {} documents loaded and indexed in {:.2} s",
+            "{}: {} documents ({} files read) ready in {:.2} s",
             dir.display(),
             corpus.len(),
+            refreshed.added + refreshed.changed,
             started.elapsed().as_secs_f64()
         );
         let prefix = format!(
@@ -175,8 +183,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let hits = corpus.search(&query, K)?;
                     searches += 1;
                     let rank = hits.iter().position(|h| {
-                        let url = &corpus.docs()[h.doc].url;
-                        let rel = url.strip_prefix(&prefix).unwrap_or(url);
+                        let url = corpus.document(h.doc).map(|d| d.url).unwrap_or_default();
+                        let rel = url.strip_prefix(&prefix).unwrap_or(&url);
                         p.pages.iter().any(|g| g == rel)
                     });
                     let t = tally
@@ -194,8 +202,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             .iter()
                             .take(3)
                             .map(|h| {
-                                let url = &corpus.docs()[h.doc].url;
-                                url.strip_prefix(&prefix).unwrap_or(url).to_string()
+                                let url = corpus.document(h.doc).map(|d| d.url).unwrap_or_default();
+                                url.strip_prefix(&prefix).unwrap_or(&url).to_string()
                             })
                             .collect();
                         misses.push(format!(

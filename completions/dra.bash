@@ -490,7 +490,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__index)
-            opts="-q -v -h --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --reindex --list --prune --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

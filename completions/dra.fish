@@ -38,7 +38,7 @@ complete -c dra -n "__fish_dra_needs_command" -f -a "ask" -d 'Research a questio
 complete -c dra -n "__fish_dra_needs_command" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
 complete -c dra -n "__fish_dra_needs_command" -f -a "doctor" -d 'Check the setup (keys, endpoint, evidence, runs dir...) and say whether dra can run; --settings lists every setting'
 complete -c dra -n "__fish_dra_needs_command" -f -a "tiers" -d 'Show the model tiers and their prices'
-complete -c dra -n "__fish_dra_needs_command" -f -a "index" -d 'Embed every passage of a corpus ahead of time (needs DRA_EMBED_MODEL), so `ask --corpus` ranks all of it by meaning'
+complete -c dra -n "__fish_dra_needs_command" -f -a "index" -d 'Index a corpus folder ahead of time (kept in the cache; --list, --prune), and with DRA_EMBED_MODEL embed every passage so `ask --corpus` ranks all of it by meaning'
 complete -c dra -n "__fish_dra_needs_command" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
 complete -c dra -n "__fish_dra_needs_command" -f -a "eval" -d 'Run the cases of a gold set and print the evaluation metrics'
 complete -c dra -n "__fish_dra_needs_command" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'
@@ -122,6 +122,9 @@ always\t''
 never\t''"
 complete -c dra -n "__fish_dra_using_subcommand index" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
 complete -c dra -n "__fish_dra_using_subcommand index" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand index" -l reindex -d 'Throw away the folder\'s cached index and read every file again'
+complete -c dra -n "__fish_dra_using_subcommand index" -l list -d 'List the cached corpus indexes: folder, pages, size on disk, last refresh'
+complete -c dra -n "__fish_dra_using_subcommand index" -l prune -d 'Remove the cached indexes whose folder no longer exists'
 complete -c dra -n "__fish_dra_using_subcommand index" -l json -d 'Print events as JSON lines on stdout (and nothing else)'
 complete -c dra -n "__fish_dra_using_subcommand index" -s q -l quiet -d 'Less output on stderr'
 complete -c dra -n "__fish_dra_using_subcommand index" -s v -l verbose -d 'More output on stderr (-v shows thinking, -vv debug logs)'
@@ -206,7 +209,7 @@ complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcom
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "resume" -d 'Continue an interrupted, crashed or paused run from its records (answer its questions with --answer)'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "doctor" -d 'Check the setup (keys, endpoint, evidence, runs dir...) and say whether dra can run; --settings lists every setting'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "tiers" -d 'Show the model tiers and their prices'
-complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "index" -d 'Embed every passage of a corpus ahead of time (needs DRA_EMBED_MODEL), so `ask --corpus` ranks all of it by meaning'
+complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "index" -d 'Index a corpus folder ahead of time (kept in the cache; --list, --prune), and with DRA_EMBED_MODEL embed every passage so `ask --corpus` ranks all of it by meaning'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "runs" -d 'List recent runs (newest first), or prune old ones with --prune AGE'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "eval" -d 'Run the cases of a gold set and print the evaluation metrics'
 complete -c dra -n "__fish_dra_using_subcommand help; and not __fish_seen_subcommand_from ask resume doctor tiers index runs eval lint-report mcp-serve completions man help" -f -a "lint-report" -d 'Lint a report\'s citations (and scrub leaks) without running anything'

@@ -315,7 +315,9 @@ pub fn open_corpus(
         progress,
         ..corpus_options(settings)
     };
-    let mut corpus = Corpus::load(path, &opts).map_err(|e| SetupError::Usage(e.to_string()))?;
+    let mut corpus = load_corpus(path, &opts, false)
+        .map_err(|e| SetupError::Usage(e.to_string()))?
+        .0;
     let ranking = rank_by_meaning(settings, path, &mut corpus, notes)?;
     notes.extend(corpus.warnings().iter().map(|w| Note {
         level: NoteLevel::Loader,
@@ -329,11 +331,33 @@ pub fn open_corpus(
     Ok((corpus, label))
 }
 
+/// Loads a corpus: a folder through its index in dra's cache directory
+/// (made or brought up to date first; built anew with `reindex`), anything
+/// else (or a folder when there is no cache directory) in memory. Returns
+/// what the refresh did, for a folder.
+pub fn load_corpus(
+    path: &std::path::Path,
+    opts: &crate::corpus::LoadOptions,
+    reindex: bool,
+) -> Result<(Corpus, Option<crate::corpus::Refreshed>), crate::corpus::CorpusError> {
+    if path.is_dir()
+        && let Some(root) = crate::corpus::cache_root()
+    {
+        let cache = crate::corpus::CachedIndex {
+            reindex,
+            ..crate::corpus::CachedIndex::for_folder(&root, path)
+        };
+        let (corpus, refreshed) = Corpus::open_cached(path, &cache, opts)?;
+        return Ok((corpus, Some(refreshed)));
+    }
+    Ok((Corpus::load(path, opts)?, None))
+}
+
 /// Gives corpus search the embedding model `DRA_EMBED_MODEL` names, if any
 /// (without one, a note says dense search is off and how to turn it on),
 /// with the vectors kept for this corpus; returns what to add to the
 /// corpus's label. A folder that does not load is a usage error naming it.
-fn rank_by_meaning(
+pub fn rank_by_meaning(
     settings: &Settings,
     path: &std::path::Path,
     corpus: &mut Corpus,

@@ -37,7 +37,7 @@ fn pages() -> Vec<Page> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/halden");
     let corpus = Corpus::from_path(&dir).expect("halden corpus loads");
     corpus
-        .docs()
+        .documents()
         .iter()
         .map(|d| assess(d, &anchors(), TODAY))
         .collect()

@@ -314,14 +314,18 @@ fn read_question(args: &AskArgs) -> Result<String, CliError> {
 /// Standard input is read up to this much: a question, not a corpus.
 const MAX_QUESTION_BYTES: u64 = 1024 * 1024;
 
-/// "loading corpus... n of N files" on stderr once a load takes a second.
+/// "loading corpus... n of N files" on stderr once a load takes a second,
+/// at most once a second.
 fn corpus_progress(g: &GlobalArgs) -> Option<std::sync::Arc<crate::corpus::Progress>> {
     if g.quiet || g.json {
         return None;
     }
     let started = std::time::Instant::now();
-    Some(std::sync::Arc::new(move |n, total| {
-        if started.elapsed() >= std::time::Duration::from_secs(1) {
+    // Whole seconds since the start at the last line printed.
+    let printed = std::sync::atomic::AtomicU64::new(0);
+    Some(std::sync::Arc::new(move |n, total, _bytes| {
+        let second = started.elapsed().as_secs();
+        if second >= 1 && printed.swap(second, std::sync::atomic::Ordering::Relaxed) < second {
             errln!("loading corpus... {n} of {total} files");
         }
     }))

@@ -268,9 +268,10 @@ fn run_checks(c: &Config, checks: &mut Vec<Check>) {
     });
 }
 
-/// A deployment's corpus (DRA_CORPUS or `--corpus`): it must load.
+/// A deployment's corpus (DRA_CORPUS or `--corpus`): it must load (a
+/// folder through its cached index, brought up to date, as a run would).
 fn corpus_check(typed: &Settings, path: &std::path::Path) -> Check {
-    match Corpus::load(path, &app::corpus_options(typed)) {
+    match app::load_corpus(path, &app::corpus_options(typed), false).map(|(c, _)| c) {
         Ok(c) if !c.is_empty() => Check {
             name: "evidence",
             ok: true,

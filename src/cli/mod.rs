@@ -95,7 +95,7 @@ pub enum Command {
     Doctor(doctor::DoctorArgs),
     /// Show the model tiers and their prices.
     Tiers,
-    /// Embed every passage of a corpus ahead of time (needs DRA_EMBED_MODEL), so `ask --corpus` ranks all of it by meaning.
+    /// Index a corpus folder ahead of time (kept in the cache; --list, --prune), and with DRA_EMBED_MODEL embed every passage so `ask --corpus` ranks all of it by meaning.
     Index(index::IndexArgs),
     /// List recent runs (newest first), or prune old ones with --prune AGE.
     Runs(runs::RunsArgs),

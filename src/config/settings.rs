@@ -305,8 +305,8 @@ pub const SETTINGS: &[SettingSpec] = &[
     s(
         CORPUS_MAX_TOTAL_BYTES,
         Kind::Uint { min: 1024 },
-        Some("268435456"),
-        "Most read from a corpus folder in all, in bytes (256 MiB); later files are skipped with a warning",
+        Some("4294967296"),
+        "Most read from a corpus folder in all, in bytes (4 GiB): a guard on the size of its on-disk index; files past it are not indexed, with a warning",
     ),
     s(
         CORPUS,

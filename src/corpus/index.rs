@@ -1,31 +1,21 @@
 //! Ranked full-text search over a corpus with tantivy (BM25, English
-//! stemming), in memory.
+//! stemming): in memory, or on disk for a folder ([`super::cache`]).
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser};
-use tantivy::schema::{
-    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
-};
+use tantivy::schema::{Field, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{Index, IndexReader, TantivyDocument, doc};
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::pages::{self, PageFields, PassageFields, Writers, bigram_text, err};
 use super::rerank::{self, QueryWords};
 use super::{CorpusError, RawDocument};
 use crate::embed::Embedder;
 use crate::embed::store::{Key, VectorStore, key};
-use crate::evidence::clean;
 use crate::sync::LockExt;
-
-/// Words per passage: a page is indexed as passages of about this many
-/// words (whole lines, never cut inside one), so a long manual page is
-/// found by the part of it that answers, not diluted by the rest.
-const PASSAGE_WORDS: usize = 150;
-
-/// A page of up to this many words is one passage.
-const WHOLE_PAGE_WORDS: usize = 600;
 
 /// Passages searched per page asked for: enough that `limit` distinct
 /// pages come back when a page matches in several of its passages.
@@ -80,12 +70,11 @@ pub struct CorpusIndex {
     ord: Field,
     title: Field,
     body: Field,
-    /// Adjacent capitalised words written together ("Padma Pay" -> "padmapay"),
-    /// so a query for one spelling of a name finds the other, as web search does.
     joined: Field,
-    /// Character pairs of Chinese and Japanese text, which has no spaces
-    /// between words (see [`crate::answer::cjk`]).
     cjk: Field,
+    /// Every page whole, by id and URL ([`pages`]).
+    pages: IndexReader,
+    page_fields: PageFields,
     /// Documents that are stubs of a fuller same-titled page ([`super::stubs`]):
     /// never a search result.
     stubs: std::collections::BTreeSet<usize>,
@@ -113,115 +102,80 @@ const DENSE_POOL: usize = 24;
 /// moved recall@5 on the retrieval bench by at most 2 points either way.
 const RRF_K: f32 = 60.0;
 
-/// Adjacent capitalised words joined: the compound spellings of names.
-fn joined_names(text: &str) -> String {
-    let words: Vec<&str> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let mut out = Vec::new();
-    for pair in words.windows(2) {
-        let cap = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
-        if cap(pair[0]) && cap(pair[1]) {
-            out.push(format!("{}{}", pair[0], pair[1]).to_lowercase());
-        }
-    }
-    out.join(" ")
-}
-
-/// The content bigrams of a text's CJK runs, space-separated.
-fn bigram_text(text: &str) -> String {
-    crate::answer::cjk::bigrams(text)
-        .into_iter()
-        .filter(|b| !crate::answer::cjk::is_function_bigram(b))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// A page's text as passages of whole lines, about [`PASSAGE_WORDS`] words
-/// each; a page of up to [`WHOLE_PAGE_WORDS`] is one passage.
-fn passages(text: &str) -> Vec<String> {
-    if text.split_whitespace().count() <= WHOLE_PAGE_WORDS {
-        return vec![text.to_string()];
-    }
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut count = 0usize;
-    for line in text.lines() {
-        let n = line.split_whitespace().count();
-        if count > 0 && count + n > PASSAGE_WORDS {
-            out.push(std::mem::take(&mut current));
-            count = 0;
-        }
-        current.push_str(line);
-        current.push('\n');
-        count += n;
-    }
-    if count > 0 || out.is_empty() {
-        out.push(current);
-    }
-    out
-}
-
-fn err(e: impl std::fmt::Display) -> CorpusError {
-    CorpusError::Index(e.to_string())
-}
-
 impl CorpusIndex {
+    /// Indexes `docs` in memory; a document's id is its position.
     pub fn build(docs: &[RawDocument]) -> Result<CorpusIndex, CorpusError> {
-        let mut schema = Schema::builder();
-        let text = TextOptions::default()
-            .set_indexing_options(
-                TextFieldIndexing::default()
-                    .set_tokenizer("en_stem")
-                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-            )
-            .set_stored();
-        let ord = schema.add_u64_field("ord", STORED);
-        let _url = schema.add_text_field("url", STRING);
-        let title = schema.add_text_field("title", text.clone());
-        let body = schema.add_text_field("body", text.clone());
-        let joined = schema.add_text_field("joined", text);
-        let cjk_options = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer("default")
-                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-        );
-        let cjk = schema.add_text_field("cjk", cjk_options);
-        let index = Index::create_in_ram(schema.build());
-        let mut writer = index
-            .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
-            .map_err(err)?;
-        let mut seen: Vec<(String, String)> = Vec::with_capacity(docs.len());
+        let passages = Index::create_in_ram(pages::passage_schema());
+        let pages = Index::create_in_ram(pages::page_schema());
+        let mut writers = Writers::new(&passages, &pages)?;
+        let mut shapes = Vec::with_capacity(docs.len());
         for (i, d) in docs.iter().enumerate() {
-            // Index what a reader sees: hidden text must not make a page findable.
-            let page = match d.content_type {
-                super::ContentType::Html => clean::clean_html(&d.content),
-                _ => clean::clean_text(&d.content),
-            };
-            let t = d.title.clone().or(page.title).unwrap_or_default();
-            seen.push((t.clone(), page.text.clone()));
-            for passage in passages(&page.text) {
-                let compounds = joined_names(&format!("{t}\n{passage}"));
-                let pairs = bigram_text(&format!("{t}\n{passage}"));
-                writer
-                    .add_document(doc!(ord => i as u64, _url => d.url.clone(), title => t.clone(), body => passage, joined => compounds, cjk => pairs))
-                    .map_err(err)?;
-            }
+            shapes.push(writers.add(i as u64, &d.url, d)?);
         }
-        writer.commit().map_err(err)?;
-        let reader = index.reader().map_err(err)?;
+        writers.commit()?;
+        writers.finish()?;
+        let stubs = super::stubs::stubs(shapes.iter().enumerate().map(|(i, s)| (i as u64, s)));
+        CorpusIndex::open(passages, pages, stubs)
+    }
+
+    /// Searches the indexes a corpus was written to ([`pages`]), leaving
+    /// out `stubs`.
+    pub(super) fn open(
+        passages: Index,
+        pages: Index,
+        stubs: std::collections::BTreeSet<u64>,
+    ) -> Result<CorpusIndex, CorpusError> {
+        let f = PassageFields::of(&passages)?;
+        let page_fields = PageFields::of(&pages)?;
+        let reader = |index: &Index| {
+            index
+                .reader_builder()
+                .reload_policy(ReloadPolicy::Manual)
+                .try_into()
+                .map_err(err)
+        };
         Ok(CorpusIndex {
-            index,
-            reader,
-            ord,
-            title,
-            body,
-            joined,
-            cjk,
-            stubs: super::stubs::stubs(&seen),
+            reader: reader(&passages)?,
+            pages: reader(&pages)?,
+            index: passages,
+            ord: f.ord,
+            title: f.title,
+            body: f.body,
+            joined: f.joined,
+            cjk: f.cjk,
+            page_fields,
+            stubs: stubs.into_iter().map(|id| id as usize).collect(),
             dense: None,
         })
+    }
+
+    /// How many pages there are.
+    pub fn len(&self) -> usize {
+        self.pages.searcher().num_docs() as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The page with id `id` (a [`Hit::doc`]).
+    pub fn document(&self, id: usize) -> Result<Option<RawDocument>, CorpusError> {
+        pages::page(&self.pages.searcher(), &self.page_fields, id as u64)
+    }
+
+    /// The page at `url`.
+    pub fn document_at(&self, url: &str) -> Result<Option<RawDocument>, CorpusError> {
+        pages::page_at(&self.pages.searcher(), &self.page_fields, url)
+    }
+
+    /// Every page, in id order (for tests and small corpora: it reads all).
+    pub fn documents(&self) -> Result<Vec<RawDocument>, CorpusError> {
+        let searcher = self.pages.searcher();
+        let mut out = Vec::new();
+        for id in pages::ids(&searcher, &self.page_fields)? {
+            out.extend(pages::page(&searcher, &self.page_fields, id)?);
+        }
+        Ok(out)
     }
 
     /// Search ranks by meaning as well as words from now on, with the

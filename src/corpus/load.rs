@@ -61,10 +61,10 @@ pub enum CorpusError {
     Index(String),
 }
 
-/// Called with the number of files read so far, every
-/// [`PROGRESS_EVERY`] files of a folder.
-pub type Progress = dyn Fn(usize, usize) + Send + Sync;
-pub const PROGRESS_EVERY: usize = 500;
+/// Called with the files looked at so far, the files in all and the bytes
+/// read so far, every [`PROGRESS_EVERY`] files of a folder.
+pub type Progress = dyn Fn(usize, usize, u64) + Send + Sync;
+pub const PROGRESS_EVERY: usize = 50;
 
 /// How a corpus is loaded: caps and what to skip.
 #[derive(Clone)]
@@ -77,7 +77,7 @@ pub struct LoadOptions {
     pub max_total_bytes: u64,
     /// Folders never read (dra's runs folder).
     pub skip_dirs: Vec<PathBuf>,
-    /// Told (files read, files in all) as a folder loads.
+    /// Told (files looked at, files in all, bytes read) as a folder loads.
     pub progress: Option<std::sync::Arc<Progress>>,
 }
 
@@ -327,7 +327,7 @@ fn load_dir(dir: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
             && n > 0
             && n % PROGRESS_EVERY == 0
         {
-            progress(n, files.len());
+            progress(n, files.len(), opts.max_total_bytes - budget);
         }
         if budget == 0 {
             let left = files.len() - n;

@@ -11,7 +11,7 @@ pub fn io_reason(e: &std::io::Error) -> String {
 }
 
 /// A document cut to fit a cap: its text past the cut was never read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Truncated {
     pub url: String,
     pub file: String,

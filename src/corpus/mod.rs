@@ -4,18 +4,19 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod cache;
 mod decode;
 mod folder;
 mod index;
 mod load;
 mod loaded;
+mod pages;
 mod rerank;
 mod stubs;
 mod walk;
 mod web;
 
-use std::collections::HashMap;
-
+pub use cache::{CachedIndex, Refreshed, cache_root};
 pub use folder::TRUNCATED_KEY;
 pub use index::CorpusIndex;
 pub use load::{CorpusError, LoadOptions, Loaded, Progress, Truncated, load, load_path};
@@ -29,14 +30,15 @@ pub use web::CorpusWeb;
 /// the classic traps of due diligence.
 pub const EMBEDDED_JSON: &str = include_str!("embedded/padmapay.json");
 
-/// A loaded, indexed corpus.
+/// A loaded, indexed corpus: its pages are kept in its index (in memory,
+/// or on disk for a folder), not in this struct.
 pub struct Corpus {
     pub name: String,
-    docs: Vec<RawDocument>,
+    /// How many pages it has.
+    len: usize,
     /// What the loader skipped, cut or noticed, for the user.
     warnings: Vec<String>,
     truncated: Vec<Truncated>,
-    by_url: HashMap<String, usize>,
     index: CorpusIndex,
 }
 
@@ -71,33 +73,58 @@ impl Corpus {
         self.truncated.iter().find(|t| normalize_url(&t.url) == key)
     }
 
+    /// A corpus of `docs`, indexed in memory.
     pub fn new(name: String, docs: Vec<RawDocument>) -> Result<Corpus, CorpusError> {
         let index = CorpusIndex::build(&docs)?;
-        let by_url = docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (normalize_url(&d.url), i))
-            .collect();
-        Ok(Corpus {
+        Ok(Corpus::of_index(name, index))
+    }
+
+    fn of_index(name: String, index: CorpusIndex) -> Corpus {
+        Corpus {
             name,
-            docs,
+            len: index.len(),
             warnings: Vec::new(),
             truncated: Vec::new(),
-            by_url,
             index,
-        })
+        }
+    }
+
+    /// A folder's corpus through its index in `cache` (made or brought up
+    /// to date first; see [`cache::refresh`]), with what changed.
+    pub fn open_cached(
+        folder: &std::path::Path,
+        cache: &CachedIndex,
+        opts: &LoadOptions,
+    ) -> Result<(Corpus, Refreshed), CorpusError> {
+        let (index, refreshed) = cache::refresh(folder, cache, opts)?;
+        let mut corpus = Corpus::of_index(folder.display().to_string(), index);
+        corpus.warnings = refreshed.warnings.clone();
+        corpus.truncated = refreshed.truncated.clone();
+        Ok((corpus, refreshed))
     }
 
     pub fn len(&self) -> usize {
-        self.docs.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
+        self.len == 0
     }
 
-    pub fn get(&self, url: &str) -> Option<&RawDocument> {
-        self.by_url.get(&normalize_url(url)).map(|&i| &self.docs[i])
+    /// The page at `url` (as read: raw HTML stays HTML).
+    pub fn get(&self, url: &str) -> Option<RawDocument> {
+        self.index.document_at(url).unwrap_or_else(|e| {
+            tracing::warn!("corpus page {url} not read: {e}");
+            None
+        })
+    }
+
+    /// The page a search hit points at ([`index::Hit::doc`]).
+    pub fn document(&self, id: usize) -> Option<RawDocument> {
+        self.index.document(id).unwrap_or_else(|e| {
+            tracing::warn!("corpus page {id} not read: {e}");
+            None
+        })
     }
 
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<index::Hit>, CorpusError> {
@@ -128,8 +155,9 @@ impl Corpus {
         self.index.embed_all(batch, progress)
     }
 
-    pub fn docs(&self) -> &[RawDocument] {
-        &self.docs
+    /// Every page, in order (it reads them all: for tests and small corpora).
+    pub fn documents(&self) -> Vec<RawDocument> {
+        self.index.documents().unwrap_or_default()
     }
 }
 

@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::pages::Shape;
+
 /// A page this many times shorter than a same-titled page is a stub.
 const SHORTER: usize = 4;
 
@@ -27,38 +29,37 @@ const MOVED: &[&str] = &[
     "is obsolete",
 ];
 
-/// The positions of the stubs among `pages` (title, visible text).
-pub fn stubs(pages: &[(String, String)]) -> BTreeSet<usize> {
-    let key = |t: &str| {
-        t.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    };
-    let mut longest: HashMap<String, usize> = HashMap::new();
-    for (title, text) in pages {
-        let k = key(title);
-        if !k.is_empty() {
-            let n = longest.entry(k).or_default();
-            *n = (*n).max(text.chars().count());
+/// A title as stubs are matched by: lowercase, spaces collapsed.
+pub fn title_key(title: &str) -> String {
+    title
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The ids of the stubs among `pages` (id, shape).
+pub fn stubs<'a>(pages: impl Iterator<Item = (u64, &'a Shape)> + Clone) -> BTreeSet<u64> {
+    let mut longest: HashMap<&str, usize> = HashMap::new();
+    for (_, p) in pages.clone() {
+        if !p.title.is_empty() {
+            let n = longest.entry(p.title.as_str()).or_default();
+            *n = (*n).max(p.chars);
         }
     }
     pages
-        .iter()
-        .enumerate()
-        .filter(|(_, (title, text))| {
-            let Some(&full) = longest.get(&key(title)) else {
+        .filter(|(_, p)| {
+            let Some(&full) = longest.get(p.title.as_str()) else {
                 return false;
             };
-            let len = text.chars().count();
-            len < full && (len * SHORTER <= full || says_moved(text))
+            p.chars < full && (p.chars * SHORTER <= full || p.moved)
         })
-        .map(|(i, _)| i)
+        .map(|(id, _)| id)
         .collect()
 }
 
 /// Whether the opening of a page says it moved or is no longer kept.
-fn says_moved(text: &str) -> bool {
+pub fn says_moved(text: &str) -> bool {
     let head: String = text
         .chars()
         .take(NOTICE_CHARS)
@@ -72,8 +73,16 @@ fn says_moved(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn p(title: &str, text: &str) -> (String, String) {
-        (title.to_string(), text.to_string())
+    fn p(title: &str, text: &str) -> Shape {
+        Shape {
+            title: title_key(title),
+            chars: text.chars().count(),
+            moved: says_moved(text),
+        }
+    }
+
+    fn of(pages: &[Shape]) -> BTreeSet<u64> {
+        stubs(pages.iter().enumerate().map(|(i, p)| (i as u64, p)))
     }
 
     #[test]
@@ -90,10 +99,10 @@ mod tests {
             p("", "Untitled."),
             p("", &full),
         ];
-        assert_eq!(stubs(&pages), BTreeSet::from([1, 2]));
+        assert_eq!(of(&pages), BTreeSet::from([1, 2]));
         // Alone with its title, a short page is the page.
-        assert!(stubs(&[p("Tide Gauges", "See the new chapter.")]).is_empty());
+        assert!(of(&[p("Tide Gauges", "See the new chapter.")]).is_empty());
         // Two near-equal pages of one title are both kept.
-        assert!(stubs(&[p("A", &full), p("A", &full[10..])]).is_empty());
+        assert!(of(&[p("A", &full), p("A", &full[10..])]).is_empty());
     }
 }

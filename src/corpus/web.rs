@@ -35,11 +35,11 @@ impl SearchBackend for CorpusWeb {
             corpus.search(&query, max_results).map(|hits| {
                 hits.into_iter()
                     .filter_map(|h| {
-                        let d = corpus.docs().get(h.doc)?;
+                        let d = corpus.document(h.doc)?;
                         // The whole page is at hand: a hostile one shows no
                         // window of its text (the snippet may hold the
                         // payload without the words that give it away).
-                        let hostile = crate::evidence::carries_instructions(d);
+                        let hostile = crate::evidence::carries_instructions(&d);
                         Some(SearchHit {
                             title: if hostile {
                                 d.url.clone()
@@ -69,7 +69,6 @@ impl Fetcher for CorpusWeb {
     async fn fetch(&self, url: &str) -> Result<RawDocument, WebError> {
         self.corpus
             .get(url)
-            .cloned()
             .ok_or_else(|| WebError::NotFound(format!("{url} is not in the corpus")))
     }
 }

@@ -40,7 +40,7 @@ fn check_run(run_dir: &Path, corpus: &Corpus, forbidden: &[&str]) -> String {
         let raw = corpus
             .get(url)
             .unwrap_or_else(|| panic!("{url} is not in the corpus"));
-        assess(raw, &EntityAnchors::default(), "2026-11-29").text
+        assess(&raw, &EntityAnchors::default(), "2026-11-29").text
     };
     let (body, _, _) = dra::report::citations::split_sources(&report);
     let cited = dra::report::citations::citations(body);

@@ -6,7 +6,7 @@ use tempfile::TempDir;
 
 pub const PADMAPAY_QUESTION: &str = "Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our D2C startup today? Check leadership, licence status, funding, reliability, security incidents, pricing and merchant sentiment.";
 
-/// A test's own home: its own HOME, config and data dirs, working dir and
+/// A test's own home: its own HOME, config, data and cache dirs, working dir and
 /// runs dir (not a code sandbox: that is `dra::sandbox::Sandbox`).
 pub struct TestHome {
     pub dir: TempDir,
@@ -45,6 +45,7 @@ impl TestHome {
             .env("HOME", home)
             .env("XDG_CONFIG_HOME", home.join("config"))
             .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CACHE_HOME", home.join("cache"))
             .env("NO_COLOR", "1");
         for (k, _) in std::env::vars() {
             if k.starts_with("DRA_")

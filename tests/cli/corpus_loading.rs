@@ -148,8 +148,8 @@ fn a_cut_document_is_named_with_its_cap() {
     };
     let c = Corpus::load(&corpus, &opts).unwrap();
     let annual = c
-        .docs()
-        .iter()
+        .documents()
+        .into_iter()
         .find(|d| d.url.ends_with("annual.md"))
         .unwrap();
     assert!(!annual.content.contains("past the cut"));
@@ -245,7 +245,7 @@ fn the_runs_folder_inside_the_corpus_is_not_evidence() {
         c.len(),
         2,
         "{:?}",
-        c.docs().iter().map(|d| &d.url).collect::<Vec<_>>()
+        c.documents().iter().map(|d| &d.url).collect::<Vec<_>>()
     );
 }
 
@@ -359,8 +359,8 @@ fn a_folder_survives_bad_files_with_one_warning_each() {
 
     let c = Corpus::from_path(&corpus).unwrap();
     let by_end = |end: &str| {
-        c.docs()
-            .iter()
+        c.documents()
+            .into_iter()
             .find(|d| d.url.ends_with(end))
             .unwrap_or_else(|| panic!("{end} missing"))
     };
@@ -440,16 +440,16 @@ fn real_world_html_metadata_from_json_ld_opengraph_and_time() {
     .unwrap();
     let c = Corpus::from_path(&corpus).unwrap();
     let bbc = c
-        .docs()
-        .iter()
+        .documents()
+        .into_iter()
         .find(|d| d.url.ends_with("bbc.html"))
         .unwrap();
     assert_eq!(bbc.published.as_deref(), Some("2015-07-24"));
     assert_eq!(bbc.source_type, Some(dra::evidence::SourceType::News));
     assert_eq!(bbc.meta.publisher.as_deref(), Some("Example Broadcasting"));
     let blog = c
-        .docs()
-        .iter()
+        .documents()
+        .into_iter()
         .find(|d| d.url.ends_with("yoast.html"))
         .unwrap();
     assert_eq!(blog.published.as_deref(), Some("2024-03-29"));
@@ -501,8 +501,11 @@ fn the_realworld_corpus_dates_match_its_manifest() {
             }
         };
         checked += 1;
-        if c.docs()[0].published.as_deref() != Some(want) {
-            wrong.push(format!("{file}: {:?}, want {want}", c.docs()[0].published));
+        if c.documents()[0].published.as_deref() != Some(want) {
+            wrong.push(format!(
+                "{file}: {:?}, want {want}",
+                c.documents()[0].published
+            ));
         }
     }
     assert!(checked >= 20, "{checked} pages checked");

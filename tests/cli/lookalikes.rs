@@ -51,7 +51,7 @@ fn anchors() -> EntityAnchors {
 fn the_identity_gate_tells_lookalikes_on_one_site_apart() {
     let corpus = Corpus::from_path(&repo_path("tests/corpora/lookalikes")).unwrap();
     let got: BTreeMap<String, (Verdict, String)> = corpus
-        .docs()
+        .documents()
         .iter()
         .map(|d| {
             let p = assess(d, &anchors(), "2026-11-29");
@@ -78,7 +78,7 @@ fn the_identity_gate_tells_lookalikes_on_one_site_apart() {
         name: Some("Corvid Cloud".into()),
         ..Default::default()
     };
-    for d in corpus.docs() {
+    for d in &corpus.documents() {
         assert_eq!(
             assess(d, &bare, "2026-11-29").verdict,
             Verdict::Accepted,

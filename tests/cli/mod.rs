@@ -4,6 +4,7 @@ mod claims;
 mod clarify;
 mod commands;
 mod common;
+mod corpus_index;
 mod corpus_loading;
 mod custom_tools;
 mod dense;

@@ -432,7 +432,7 @@ fn every_redteam_page_is_quarantined_by_the_scan() {
     let (hostile, controls) = manifest();
     let corpus = dra::corpus::Corpus::from_path(&repo_path(REDTEAM_DIR)).unwrap();
     let pages: Vec<dra::evidence::Page> = corpus
-        .docs()
+        .documents()
         .iter()
         .map(|d| dra::evidence::assess(d, &brindlewood(), TODAY))
         .collect();
@@ -646,8 +646,8 @@ fn quarantined_in(dir: &str) -> (usize, Vec<String>) {
     let anchors = dra::protocol::EntityAnchors::default();
     let mut bad = Vec::new();
     let docs: Vec<_> = corpus
-        .docs()
-        .iter()
+        .documents()
+        .into_iter()
         .filter(|d| !d.url.ends_with(".md"))
         .collect();
     for d in &docs {

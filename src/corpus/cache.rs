@@ -179,9 +179,9 @@ fn open_cached(
 ) -> Result<Option<(Manifest, Index, Index)>, String> {
     let text = match std::fs::read_to_string(dir.join(MANIFEST)) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.join(PASSAGES).exists() => {
-            return Ok(None);
-        }
+        // Nothing cached, or a first build that never finished (it wrote no
+        // manifest): built from scratch, nothing to warn about.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("its manifest is not readable: {e}")),
     };
     let m: Manifest =

@@ -270,3 +270,27 @@ fn dra_index_refreshes_lists_and_prunes() {
     assert_eq!(pruned.lines().count(), 1, "{pruned}");
     assert!(index(&["--list"]).is_empty());
 }
+
+#[test]
+fn a_folder_with_nothing_to_read_is_an_error_and_later_indexed_silently() {
+    let home = tempfile::tempdir().unwrap();
+    let (dir, cache) = (home.path().join("docs"), home.path().join("cache"));
+    write(&dir, "image.png", "not a document");
+    let err = Corpus::open_cached(
+        &dir,
+        &CachedIndex::for_folder(&cache, &dir),
+        &LoadOptions::default(),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(err.contains("no readable"), "{err}");
+    write(
+        &dir,
+        "a.md",
+        "# Anchors\n\nThe anchor page mentions barnacles.\n",
+    );
+    let (c, r) = open(&dir, &cache);
+    assert_eq!((c.len(), r.added), (1, 1));
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}

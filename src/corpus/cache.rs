@@ -22,7 +22,8 @@ use tantivy::Index;
 
 use super::index::CorpusIndex;
 use super::load::{LoadOptions, PROGRESS_EVERY};
-use super::pages::{self, Shape, Writers, err};
+use super::pages::{self, Writers, err};
+use super::stubs::Shape;
 use super::{CorpusError, Loaded, Truncated, folder, walk};
 
 /// The manifest's format; a manifest of another is rebuilt.
@@ -313,6 +314,13 @@ pub fn refresh(
     Ok((index, refreshed))
 }
 
+/// Passes on what reading a file warned; 1 when it was skipped.
+fn tell(refreshed: &mut Refreshed, entry: &FileEntry) -> usize {
+    refreshed.warnings.extend(entry.warnings.iter().cloned());
+    refreshed.truncated.extend(entry.truncated.iter().cloned());
+    usize::from(entry.page.is_none())
+}
+
 /// One pass over the folder: what is new or changed is read and indexed,
 /// what is gone is dropped.
 struct Update<'a> {
@@ -354,20 +362,7 @@ impl Update<'_> {
                 .into_owned()
         };
         let present: std::collections::HashSet<String> = files.iter().map(|p| key(p)).collect();
-        let gone: Vec<String> = self
-            .manifest
-            .files
-            .keys()
-            .filter(|k| !present.contains(*k))
-            .cloned()
-            .collect();
-        let mut changed = self.refreshed.rebuilt.is_some();
-        for k in &gone {
-            self.writers()?.delete_file(k);
-            self.manifest.files.remove(k);
-            self.refreshed.deleted += 1;
-            changed = true;
-        }
+        let mut changed = self.drop_gone(&present)? || self.refreshed.rebuilt.is_some();
         // Who holds each URL: of two files with one URL the first is kept.
         let mut owners: HashMap<String, String> = HashMap::new();
         for (k, f) in &self.manifest.files {
@@ -389,13 +384,7 @@ impl Update<'_> {
                 && now == Some((entry.size, entry.modified))
             {
                 budget = budget.saturating_sub(entry.read);
-                skipped += usize::from(entry.page.is_none());
-                self.refreshed
-                    .warnings
-                    .extend(entry.warnings.iter().cloned());
-                self.refreshed
-                    .truncated
-                    .extend(entry.truncated.iter().cloned());
+                skipped += tell(self.refreshed, entry);
                 self.refreshed.unchanged += 1;
                 continue;
             }
@@ -419,15 +408,35 @@ impl Update<'_> {
                 self.refreshed.added += 1;
             }
             let entry = self.read(path, &k, now.unwrap_or_default(), &mut budget, &mut owners)?;
-            skipped += usize::from(entry.page.is_none());
-            self.refreshed
-                .warnings
-                .extend(entry.warnings.iter().cloned());
-            self.refreshed
-                .truncated
-                .extend(entry.truncated.iter().cloned());
+            skipped += tell(self.refreshed, &entry);
             self.manifest.files.insert(k, entry);
         }
+        self.summary(skipped)?;
+        Ok(changed)
+    }
+
+    /// Drops the pages of files no longer in the folder; whether there were any.
+    fn drop_gone(
+        &mut self,
+        present: &std::collections::HashSet<String>,
+    ) -> Result<bool, CorpusError> {
+        let gone: Vec<String> = self
+            .manifest
+            .files
+            .keys()
+            .filter(|k| !present.contains(*k))
+            .cloned()
+            .collect();
+        for k in &gone {
+            self.writers()?.delete_file(k);
+            self.manifest.files.remove(k);
+            self.refreshed.deleted += 1;
+        }
+        Ok(!gone.is_empty())
+    }
+
+    /// A folder with no page is an error; skipped files are summed up.
+    fn summary(&mut self, skipped: usize) -> Result<(), CorpusError> {
         let pages = self
             .manifest
             .files
@@ -449,7 +458,7 @@ impl Update<'_> {
                 crate::count(skipped, "file")
             ));
         }
-        Ok(changed)
+        Ok(())
     }
 
     /// Reads one file and indexes its page; its manifest entry.

@@ -14,6 +14,7 @@ use tantivy::schema::{
 };
 use tantivy::{Index, IndexWriter, Searcher, TantivyDocument, Term, doc};
 
+use super::stubs::Shape;
 use super::{CorpusError, RawDocument};
 use crate::evidence::clean;
 
@@ -133,17 +134,6 @@ impl PageFields {
             raw: field(&s, "raw")?,
         })
     }
-}
-
-/// What stub detection needs to know of a page ([`super::stubs`]).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Shape {
-    /// The title, lowercase, spaces collapsed ("" when it has none).
-    pub title: String,
-    /// Characters of visible text.
-    pub chars: usize,
-    /// Whether its opening says it moved or is no longer kept.
-    pub moved: bool,
 }
 
 /// The two writers of a corpus index.

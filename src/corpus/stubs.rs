@@ -4,8 +4,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::pages::Shape;
-
 /// A page this many times shorter than a same-titled page is a stub.
 const SHORTER: usize = 4;
 
@@ -28,6 +26,17 @@ const MOVED: &[&str] = &[
     "has been replaced by",
     "is obsolete",
 ];
+
+/// What stub detection needs to know of a page ([`super::stubs`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shape {
+    /// The title, lowercase, spaces collapsed ("" when it has none).
+    pub title: String,
+    /// Characters of visible text.
+    pub chars: usize,
+    /// Whether its opening says it moved or is no longer kept.
+    pub moved: bool,
+}
 
 /// A title as stubs are matched by: lowercase, spaces collapsed.
 pub fn title_key(title: &str) -> String {

@@ -44,7 +44,7 @@ else
 fi
 files=$(find -L "$tree" -type f \( -name '*.htm*' -o -name '*.md' -o -name '*.txt' \) | wc -l)
 env=(env XDG_CACHE_HOME="$work/cache" HOME="$work")
-echo "tree: $files files, $(du -shL "$tree" | cut -f1); $bin; $(nproc) cores"
+echo "tree: $files files, $(du -shL "$tree" 2>/dev/null | cut -f1); $bin; $(nproc) cores"
 measure() {
   local label=$1; shift
   /usr/bin/time -v "$@" >"$work/out" 2>"$work/time" || { cat "$work/time" >&2; exit 1; }
@@ -64,8 +64,8 @@ first=$("${env[@]}" "$bin" --json --runs-dir "$work/runs" ask --no-memory --offl
     done)
 echo "  second run, time to first search results: $(python3 -c "print(f'{$first - $start:.2f} s')")"
 # Change 10 files (append a paragraph; a link is replaced by an edited copy).
-find "$tree" -type l -name '*.htm*' | head -10 > "$work/changed" || true
-[ -s "$work/changed" ] || find "$tree" -type f -name '*.htm*' | head -10 > "$work/changed"
+find "$tree" -type l -name '*.htm*' | sed -n 1,10p > "$work/changed"
+[ -s "$work/changed" ] || find "$tree" -type f -name '*.htm*' | sed -n 1,10p > "$work/changed"
 while IFS= read -r f; do
   cp --remove-destination "$(realpath "$f")" "$f.tmp" && mv "$f.tmp" "$f"
   echo "<p>An added paragraph about refresh timing.</p>" >> "$f"

@@ -136,6 +136,18 @@ impl PageFields {
     }
 }
 
+/// Segments of more documents than this are never merged. Merging a big
+/// folder's segments reads them all back (through memory maps) and doubled
+/// the peak memory of indexing a 50,000-file tree (359 MB against 141 MB);
+/// the small segments a refresh adds are still merged together.
+const MERGE_MAX_DOCS: usize = 5_000;
+
+fn merge_policy() -> tantivy::merge_policy::LogMergePolicy {
+    let mut policy = tantivy::merge_policy::LogMergePolicy::default();
+    policy.set_max_docs_before_merge(MERGE_MAX_DOCS);
+    policy
+}
+
 /// The two writers of a corpus index.
 pub(super) struct Writers {
     pub passages: IndexWriter,
@@ -149,13 +161,16 @@ const WRITER_BYTES: usize = 32_000_000;
 
 impl Writers {
     pub fn new(passages: &Index, pages: &Index) -> Result<Writers, CorpusError> {
+        let writer = |index: &Index| {
+            let w = index
+                .writer_with_num_threads::<TantivyDocument>(1, WRITER_BYTES)
+                .map_err(err)?;
+            w.set_merge_policy(Box::new(merge_policy()));
+            Ok::<_, CorpusError>(w)
+        };
         Ok(Writers {
-            passages: passages
-                .writer_with_num_threads::<TantivyDocument>(1, WRITER_BYTES)
-                .map_err(err)?,
-            pages: pages
-                .writer_with_num_threads::<TantivyDocument>(1, WRITER_BYTES)
-                .map_err(err)?,
+            passages: writer(passages)?,
+            pages: writer(pages)?,
             passage_fields: PassageFields::of(passages)?,
             page_fields: PageFields::of(pages)?,
         })

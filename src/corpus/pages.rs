@@ -71,8 +71,14 @@ pub(super) fn passage_schema() -> Schema {
     schema.add_u64_field("ord", STORED);
     schema.add_text_field("url", STRING);
     schema.add_text_field("title", text.clone());
-    schema.add_text_field("body", text.clone());
-    schema.add_text_field("joined", text);
+    schema.add_text_field("body", text);
+    // Searched, never shown: not stored.
+    let unstored = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("en_stem")
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    schema.add_text_field("joined", unstored);
     let cjk_options = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer("default")

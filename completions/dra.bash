@@ -121,7 +121,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__ask)
-            opts="-q -v -h --question-file --continue --corpus --web --mcp --entity --domain --country --city --industry --exclude --tier --offline --base-url --domain-prompt --no-memory --require-tool-call --max-usd --deadline --max-tool-calls --max-parallel --no-clarify --no-input --answers --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --question-file --continue --skill --corpus --web --mcp --entity --domain --country --city --industry --exclude --tier --offline --base-url --domain-prompt --no-memory --require-tool-call --max-usd --deadline --max-tool-calls --max-parallel --no-clarify --no-input --answers --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -132,6 +132,10 @@ _dra() {
                     return 0
                     ;;
                 --continue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --skill)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -48,6 +48,7 @@ complete -c dra -n "__fish_dra_needs_command" -f -a "man" -d 'Print the man page
 complete -c dra -n "__fish_dra_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l question-file -d 'Read the research question from a file' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l continue -d 'Follow up a finished run: a new turn on its thread that reuses the pages it read, sees what it asked and answered, and keeps its subject and corpus unless the question or flags name others. RUN is its id, a unique prefix, its directory, or `last`' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l skill -d 'Follow this skill of yours (a folder of DRA_SKILLS_DIR): it is read before planning, whether or not its description fits the question' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l corpus -d 'Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l mcp -d 'An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS` (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l entity -d 'The entity researched (default: the first proper name in the question)' -r

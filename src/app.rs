@@ -66,6 +66,8 @@ pub struct RunInputs {
     /// the same servers). Never a bearer or an `env` value: those come from
     /// the configuration, which resume reads again.
     pub mcp_flags: Vec<String>,
+    /// The skill the user chose for the run (`--skill`), read before planning.
+    pub skill: Option<String>,
     /// Answers for the run's clarifications (`--answers`), one set per
     /// clarification, in question order.
     pub answers: Vec<Vec<String>>,
@@ -236,9 +238,22 @@ pub fn skills_dirs(settings: &Settings) -> Vec<crate::skills::SkillsDir> {
     dirs
 }
 
-/// The run's skills, with a warning note for each one skipped.
-fn load_skills(settings: &Settings, notes: &mut Vec<Note>) -> Arc<crate::skills::SkillSet> {
-    let set = crate::skills::load(&skills_dirs(settings));
+/// The run's skills, with a warning note for each one skipped; `chosen`
+/// (`--skill`) must be one of them.
+fn load_skills(
+    settings: &Settings,
+    chosen: Option<&str>,
+    notes: &mut Vec<Note>,
+) -> Result<Arc<crate::skills::SkillSet>, SetupError> {
+    let mut set = crate::skills::load(&skills_dirs(settings));
+    if let Some(name) = chosen {
+        let skill = set.find(name).map_err(|e| {
+            SetupError::Usage(format!(
+                "--skill: {e} (skills are folders with a SKILL.md in DRA_SKILLS_DIR)"
+            ))
+        })?;
+        set.chosen = Some(skill.name.clone());
+    }
     for s in &set.skipped {
         notes.push(Note::warning(format!(
             "skill {} skipped: {}",
@@ -254,7 +269,7 @@ fn load_skills(settings: &Settings, notes: &mut Vec<Note>) -> Arc<crate::skills:
             names.join(", ")
         )));
     }
-    Arc::new(set)
+    Ok(Arc::new(set))
 }
 
 /// The web of a run whose only sources are MCP servers: search and fetch
@@ -483,6 +498,8 @@ struct RecordedInputs {
     continues: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     mcp_flags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    skill: Option<String>,
 }
 
 /// An existing run to continue.
@@ -574,6 +591,7 @@ fn prepare_in(
         anchors: inputs.anchors.clone(),
         continues: inputs.continues.clone(),
         mcp_flags: inputs.mcp_flags.clone(),
+        skill: inputs.skill.clone(),
     })
     .unwrap_or_default();
     let (run_dir, header, resume, lock) = match existing {
@@ -608,7 +626,7 @@ fn prepare_in(
         fetcher,
         backend_label,
         domain_prompt: domain_prompt(settings)?,
-        skills: load_skills(settings, &mut notes),
+        skills: load_skills(settings, inputs.skill.as_deref(), &mut notes)?,
         thread,
         clarify: match (settings.clarify, inputs.answers_in_process) {
             (false, _) => ClarifyMode::Never,
@@ -799,6 +817,7 @@ pub fn prepare_resume(
             corpus_progress: None,
             continues: recorded.continues,
             mcp_flags: recorded.mcp_flags,
+            skill: recorded.skill,
             answers: if answers.is_empty() {
                 Vec::new()
             } else {

@@ -63,6 +63,10 @@ pub struct AskArgs {
     /// its id, a unique prefix, its directory, or `last`.
     #[arg(help_heading = "Question", long = "continue", value_name = "RUN")]
     pub continue_run: Option<String>,
+    /// Follow this skill of yours (a folder of DRA_SKILLS_DIR): it is read
+    /// before planning, whether or not its description fits the question.
+    #[arg(help_heading = "Question", long, value_name = "NAME")]
+    pub skill: Option<String>,
     /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
     #[arg(help_heading = "Sources", long, value_name = "PATH")]
     pub corpus: Option<PathBuf>,
@@ -236,6 +240,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             anchors,
             corpus_progress: corpus_progress(g),
             mcp_flags: args.mcp.clone(),
+            skill: args.skill.clone(),
             continues,
             answers: answers.into_iter().collect(),
             // On a terminal, questions are asked here and the run goes on.

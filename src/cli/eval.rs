@@ -480,6 +480,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 corpus_progress: None,
                 continues: None,
                 mcp_flags: Vec::new(),
+                skill: None,
                 answers: Vec::new(),
                 answers_in_process: false,
             },

@@ -353,6 +353,7 @@ impl DraServer {
             corpus_progress: None,
             continues: None,
             mcp_flags: Vec::new(),
+            skill: None,
             answers: Vec::new(),
             answers_in_process: false,
         };

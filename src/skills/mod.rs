@@ -66,6 +66,8 @@ pub struct SkillSet {
     pub skipped: Vec<Skipped>,
     /// The folders that were looked in and exist.
     pub searched: Vec<PathBuf>,
+    /// The skill the user chose for the run (`dra ask --skill`).
+    pub chosen: Option<String>,
 }
 
 /// Why `read_skill` could not answer.

@@ -457,3 +457,58 @@ fn a_skill_naming_its_aspects_plans_the_offline_run() {
     assert!(plan.iter().any(|a| a.contains("leadership")), "{plan:?}");
     assert!(!plan.iter().any(|a| a.contains("licence and")), "{plan:?}");
 }
+
+/// `--skill NAME` reads that skill before planning even when its
+/// description does not fit the question; an unknown name is a usage error
+/// naming the skills there are.
+#[test]
+fn a_chosen_skill_is_read_before_planning_and_an_unknown_one_is_refused() {
+    let sb = TestHome::new();
+    let root = sb.dir.path().join("myskills");
+    write(
+        &root.join("tide-log/SKILL.md"),
+        "---\nname: tide-log\ndescription: Harbour tide records and gauge maintenance.\n---\n# Tide log\n1. Plan aspects: gauge calibration, storm surge.\n",
+    );
+    let ask = |skill: &str| {
+        sb.dra()
+            .env("DRA_SKILLS_DIR", &root)
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args(["--json", "ask", "--no-memory", "--skill", skill])
+            .arg("Is PadmaPay (Kochi, India) a reliable payment-gateway partner for our startup?")
+            .output()
+            .unwrap()
+    };
+    let out = ask("tide-log");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = parse_events(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(&e.body, EventBody::Skill { name, .. } if name == "tide-log")),
+        "the chosen skill was not read"
+    );
+    let plan: Vec<String> = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::Plan { todos, .. } => {
+                Some(todos.iter().map(|t| t.content.to_lowercase()).collect())
+            }
+            _ => None,
+        })
+        .expect("a plan event");
+    assert_eq!(plan[..2], ["gauge calibration", "storm surge"], "{plan:?}");
+
+    let out = ask("tide-logs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--skill") && err.contains("tide-logs") && err.contains("tide-log"),
+        "{err}"
+    );
+}

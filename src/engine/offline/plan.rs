@@ -155,10 +155,15 @@ fn orchestrator_turn_with(t: &Transcript, asking: Asking) -> LeadTurn {
     // A skill of the user's that plainly fits the question is read first, once.
     if t.called(READ_SKILL).next().is_none()
         && t.called(WRITE_TODOS).next().is_none()
-        && let Some(name) = super::skill::skill_for(&prompts::skills_listed(t.system), &question)
+        && let Some((name, why)) = prompts::chosen_skill(t.system)
+            .map(|n| (n, "the user chose it"))
+            .or_else(|| {
+                super::skill::skill_for(&prompts::skills_listed(t.system), &question)
+                    .map(|n| (n, "it fits this question"))
+            })
     {
         return turn(
-            format!("The skill {name} fits this question; reading it before planning."),
+            format!("The skill {name}: {why}; reading it before planning."),
             vec![(READ_SKILL, json!({ "name": name }))],
         );
     }

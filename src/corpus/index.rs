@@ -188,14 +188,10 @@ impl CorpusIndex {
         let searcher = self.reader.searcher();
         let mut passages = Vec::new();
         for (segment, reader) in searcher.segment_readers().iter().enumerate() {
-            for doc in reader.doc_ids_alive() {
-                let addr = tantivy::DocAddress::new(segment as u32, doc);
-                let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-                let Some(ord) = d.get_first(self.ord).and_then(|v| v.as_u64()) else {
-                    continue;
-                };
+            for (doc, ord, k) in pages::passage_keys(reader)? {
                 if !self.stubs.contains(&(ord as usize)) {
-                    passages.push((addr, ord as usize, key(&self.embedded_text(&d))));
+                    let addr = tantivy::DocAddress::new(segment as u32, doc);
+                    passages.push((addr, ord as usize, k));
                 }
             }
         }
@@ -209,10 +205,10 @@ impl CorpusIndex {
         Ok(())
     }
 
-    /// The text of a passage that is embedded: its page title and its words.
+    /// The text of a passage that is embedded ([`pages::embedded_text`]).
     fn embedded_text(&self, d: &TantivyDocument) -> String {
         let field = |f: Field| d.get_first(f).and_then(|v| v.as_str()).unwrap_or_default();
-        format!("{}\n{}", field(self.title), field(self.body))
+        pages::embedded_text(field(self.title), field(self.body))
     }
 
     /// Passages there are, and how many of them have a vector.

@@ -9,13 +9,14 @@
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
 use tantivy::schema::{
-    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
-    Value,
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions, Value,
 };
 use tantivy::{Index, IndexWriter, Searcher, TantivyDocument, Term, doc};
 
 use super::stubs::Shape;
 use super::{CorpusError, RawDocument};
+use crate::embed::store::{Key, key};
 use crate::evidence::clean;
 
 /// Words per passage: a page is indexed as passages of about this many
@@ -46,6 +47,8 @@ pub(super) struct PassageFields {
     pub cjk: Field,
     /// The file the page came from (its path under the folder).
     pub file: Field,
+    pub key_hi: Field,
+    pub key_lo: Field,
 }
 
 /// The fields of the pages index.
@@ -68,7 +71,7 @@ pub(super) fn passage_schema() -> Schema {
                 .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         )
         .set_stored();
-    schema.add_u64_field("ord", STORED);
+    schema.add_u64_field("ord", STORED | FAST);
     schema.add_text_field("url", STRING);
     schema.add_text_field("title", text.clone());
     schema.add_text_field("body", text);
@@ -86,7 +89,49 @@ pub(super) fn passage_schema() -> Schema {
     );
     schema.add_text_field("cjk", cjk_options);
     schema.add_text_field("file", STRING);
+    // The key of the text a passage's vector is of ([`embedded_text`]), as
+    // two columns: dense ranking finds every passage's vector without
+    // reading the passages.
+    schema.add_u64_field("key_hi", FAST);
+    schema.add_u64_field("key_lo", FAST);
     schema.build()
+}
+
+/// The text of a passage that is embedded: its page title and its words.
+pub(super) fn embedded_text(title: &str, body: &str) -> String {
+    format!("{title}\n{body}")
+}
+
+/// A vector key as the two numbers the index keeps.
+fn key_parts(k: &Key) -> (u64, u64) {
+    let mut hi = [0u8; 8];
+    let mut lo = [0u8; 8];
+    hi.copy_from_slice(&k[..8]);
+    lo.copy_from_slice(&k[8..]);
+    (u64::from_be_bytes(hi), u64::from_be_bytes(lo))
+}
+
+/// Every live passage of a segment: its page id and its vector key.
+pub(super) fn passage_keys(
+    reader: &tantivy::SegmentReader,
+) -> Result<Vec<(tantivy::DocId, u64, Key)>, CorpusError> {
+    let ff = reader.fast_fields();
+    let (ords, hi, lo) = (
+        ff.u64("ord").map_err(err)?,
+        ff.u64("key_hi").map_err(err)?,
+        ff.u64("key_lo").map_err(err)?,
+    );
+    let mut out = Vec::new();
+    for doc in reader.doc_ids_alive() {
+        let (Some(ord), Some(h), Some(l)) = (ords.first(doc), hi.first(doc), lo.first(doc)) else {
+            continue;
+        };
+        let mut k = [0u8; 16];
+        k[..8].copy_from_slice(&h.to_be_bytes());
+        k[8..].copy_from_slice(&l.to_be_bytes());
+        out.push((doc, ord, k));
+    }
+    Ok(out)
 }
 
 pub(super) fn page_schema() -> Schema {
@@ -121,6 +166,8 @@ impl PassageFields {
             joined: field(&s, "joined")?,
             cjk: field(&s, "cjk")?,
             file: field(&s, "file")?,
+            key_hi: field(&s, "key_hi")?,
+            key_lo: field(&s, "key_lo")?,
         })
     }
 }
@@ -195,8 +242,9 @@ impl Writers {
         for passage in passages(&page.text) {
             let compounds = joined_names(&format!("{t}\n{passage}"));
             let pairs = bigram_text(&format!("{t}\n{passage}"));
+            let (hi, lo) = key_parts(&key(&embedded_text(&t, &passage)));
             self.passages
-                .add_document(doc!(f.ord => id, f.url => d.url.clone(), f.title => t.clone(), f.body => passage, f.joined => compounds, f.cjk => pairs, f.file => file))
+                .add_document(doc!(f.ord => id, f.url => d.url.clone(), f.title => t.clone(), f.body => passage, f.joined => compounds, f.cjk => pairs, f.file => file, f.key_hi => hi, f.key_lo => lo))
                 .map_err(err)?;
         }
         let p = self.page_fields;

@@ -65,11 +65,16 @@ pub fn run(g: &GlobalArgs, args: &IndexArgs) -> CliResult {
         .map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
     bar.finish_and_clear();
     let indexed = started.elapsed().as_secs_f64();
-    for w in corpus.warnings() {
-        if !g.quiet {
-            errln!("warning: {}", crate::corpus::printable(w));
-        }
-    }
+    // As `dra ask` shows them: the first few, then how many more (-v: all).
+    let notes: Vec<crate::app::Note> = corpus
+        .warnings()
+        .iter()
+        .map(|w| crate::app::Note {
+            level: crate::app::NoteLevel::Loader,
+            text: crate::corpus::printable(w),
+        })
+        .collect();
+    super::ask::print_notes(g, &notes);
     let embedded = embed(g, &settings, path, &mut corpus)?;
     let refreshed = refreshed.unwrap_or_default();
     let out = if g.json {
@@ -82,6 +87,7 @@ pub fn run(g: &GlobalArgs, args: &IndexArgs) -> CliResult {
             "unchanged": refreshed.unchanged,
             "bytes_read": refreshed.bytes_read,
             "rebuilt": refreshed.rebuilt,
+            "warnings": corpus.warnings().len(),
             "index_seconds": indexed,
             "seconds": started.elapsed().as_secs_f64(),
         });

@@ -67,11 +67,8 @@ pub struct Hit {
 pub struct CorpusIndex {
     index: Index,
     reader: IndexReader,
-    ord: Field,
-    title: Field,
-    body: Field,
-    joined: Field,
-    cjk: Field,
+    /// The passages' fields ([`pages`]).
+    f: PassageFields,
     /// Every page whole, by id and URL ([`pages`]).
     pages: IndexReader,
     page_fields: PageFields,
@@ -138,11 +135,7 @@ impl CorpusIndex {
             reader: reader(&passages)?,
             pages: reader(&pages)?,
             index: passages,
-            ord: f.ord,
-            title: f.title,
-            body: f.body,
-            joined: f.joined,
-            cjk: f.cjk,
+            f,
             page_fields,
             stubs: stubs.into_iter().map(|id| id as usize).collect(),
             dense: None,
@@ -208,7 +201,7 @@ impl CorpusIndex {
     /// The text of a passage that is embedded ([`pages::embedded_text`]).
     fn embedded_text(&self, d: &TantivyDocument) -> String {
         let field = |f: Field| d.get_first(f).and_then(|v| v.as_str()).unwrap_or_default();
-        pages::embedded_text(field(self.title), field(self.body))
+        pages::embedded_text(field(self.f.title), field(self.f.body))
     }
 
     /// Passages there are, and how many of them have a vector.
@@ -259,10 +252,10 @@ impl CorpusIndex {
         let searcher = self.reader.searcher();
         let mut parser = QueryParser::for_index(
             &self.index,
-            vec![self.title, self.body, self.joined, self.cjk],
+            vec![self.f.title, self.f.body, self.f.joined, self.f.cjk],
         );
-        parser.set_field_boost(self.title, 2.0);
-        parser.set_field_boost(self.joined, 0.5);
+        parser.set_field_boost(self.f.title, 2.0);
+        parser.set_field_boost(self.f.joined, 0.5);
         // User and model text is not query syntax: lenient parsing never fails.
         // Chinese and Japanese queries are matched by character pairs.
         let pairs = bigram_text(query);
@@ -272,12 +265,12 @@ impl CorpusIndex {
             format!("{query} {pairs}")
         };
         let (parsed, _errors) = parser.parse_query_lenient(&text);
-        let mut analyzer = self.index.tokenizer_for_field(self.body).map_err(err)?;
-        let words = QueryWords::of(query, &mut analyzer, &searcher, self.body);
+        let mut analyzer = self.index.tokenizer_for_field(self.f.body).map_err(err)?;
+        let words = QueryWords::of(query, &mut analyzer, &searcher, self.f.body);
         // The query's words and their families (at a lower weight).
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Should, parsed)];
         clauses.extend(
-            rerank::family_queries(words.family_terms(self.body))
+            rerank::family_queries(words.family_terms(self.f.body))
                 .into_iter()
                 .map(|q| (Occur::Should, q)),
         );
@@ -299,7 +292,7 @@ impl CorpusIndex {
         let mut passages: Vec<Passage> = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            let Some(ord) = d.get_first(self.ord).and_then(|v| v.as_u64()) else {
+            let Some(ord) = d.get_first(self.f.ord).and_then(|v| v.as_u64()) else {
                 continue;
             };
             let ord = ord as usize;
@@ -307,8 +300,8 @@ impl CorpusIndex {
                 continue;
             }
             let field = |f: Field| d.get_first(f).and_then(|v| v.as_str()).unwrap_or_default();
-            let title = rerank::stems(&mut analyzer, field(self.title));
-            let body = rerank::stems(&mut analyzer, field(self.body));
+            let title = rerank::stems(&mut analyzer, field(self.f.title));
+            let body = rerank::stems(&mut analyzer, field(self.f.body));
             let score = score * words.fit(&title, &body);
             passages.push(Passage { ord, score, addr });
         }
@@ -322,7 +315,7 @@ impl CorpusIndex {
             }
         }
         ranked.truncate(limit);
-        let mut snippets = SnippetGenerator::create(&searcher, &q, self.body).map_err(err)?;
+        let mut snippets = SnippetGenerator::create(&searcher, &q, self.f.body).map_err(err)?;
         snippets.set_max_num_chars(240);
         let mut hits = Vec::with_capacity(ranked.len());
         for (ord, score, addr) in ranked {
@@ -331,7 +324,7 @@ impl CorpusIndex {
             let mut text = snippet.fragment().to_string();
             if text.is_empty() {
                 text = d
-                    .get_first(self.body)
+                    .get_first(self.f.body)
                     .and_then(|v| v.as_str())
                     .map(|s| s.chars().take(240).collect())
                     .unwrap_or_default();

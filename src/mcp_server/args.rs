@@ -22,6 +22,16 @@ pub struct ResearchArgs {
     pub entity: Option<String>,
     pub max_usd: Option<f64>,
     pub deadline: Option<Duration>,
+    /// How much of the report comes back.
+    pub detail: Detail,
+}
+
+/// How much of a `research` report comes back: its Answer section, or all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    Summary,
+    #[default]
+    Full,
 }
 
 /// Longest question accepted (a question, not a corpus).
@@ -99,7 +109,9 @@ pub fn research(args: &Map<String, Value>) -> Result<ResearchArgs, ArgError> {
     check_keys(
         TOOL,
         args,
-        &["question", "corpus", "entity", "max_usd", "deadline"],
+        &[
+            "question", "corpus", "entity", "max_usd", "deadline", "detail",
+        ],
     )?;
     let question = text(TOOL, args, "question")?.ok_or_else(|| {
         ArgError(
@@ -129,7 +141,17 @@ pub fn research(args: &Map<String, Value>) -> Result<ResearchArgs, ArgError> {
             "research: `deadline` must be at least a millisecond".into(),
         ));
     }
+    let detail = match text(TOOL, args, "detail")?.as_deref() {
+        None | Some("full") => Detail::Full,
+        Some("summary") => Detail::Summary,
+        Some(_) => {
+            return Err(ArgError(
+                "research: `detail` must be \"summary\" (the report's Answer section) or \"full\" (the whole report)".into(),
+            ));
+        }
+    };
     Ok(ResearchArgs {
+        detail,
         question,
         corpus: text(TOOL, args, "corpus")?.map(PathBuf::from),
         entity: text(TOOL, args, "entity")?,
@@ -211,6 +233,9 @@ mod tests {
         assert!(err(json!({"question": 3})).contains("must be a string"));
         assert!(err(json!({"question": "q", "max_usd": -1})).contains("positive"));
         assert!(err(json!({"question": "q", "deadline": "soon"})).contains("deadline"));
+        assert!(err(json!({"question": "q", "detail": "brief"})).contains("\"summary\""));
+        let summary = research(&obj(json!({"question": "q", "detail": "summary"}))).unwrap();
+        assert_eq!(summary.detail, Detail::Summary);
         let e = err(json!({"question": "q", "max_usdd": 1}));
         assert!(
             e.contains("unknown argument `max_usdd`") && e.contains("max_usd"),

@@ -127,7 +127,7 @@ impl DraServer {
             Tool::new(
                 RESEARCH,
                 format!(
-                    "{description}\n\nReturns the report as Markdown (first content block), then a JSON block with the run id, run directory, end state and the sources (index = the [n] in the report); the same JSON is the structured content. {corpus_note}`entity` names the company or product researched; `max_usd` caps the run's model spend in dollars and `deadline` its wall time in seconds, at most the server's own (${:.2}, {} s): a call may lower them, never raise them. Sends progress notifications while it runs when a progressToken is given; cancelling the call ends the run early with the report of what was found.",
+                    "{description}\n\nReturns the report as Markdown (first content block), then a JSON block with the run id, run directory, end state and the sources (index = the [n] in the report); the same JSON is the structured content. {corpus_note}`entity` names the company or product researched; `max_usd` caps the run's model spend in dollars and `deadline` its wall time in seconds, at most the server's own (${:.2}, {} s): a call may lower them, never raise them. `detail: \"summary\"` returns only the report's Answer section (the whole report stays at report_path). Sends progress notifications while it runs when a progressToken is given; cancelling the call ends the run early with the report of what was found.",
                     limits.max_usd,
                     limits.deadline.as_secs()
                 ),
@@ -138,7 +138,8 @@ impl DraServer {
                         "corpus": {"type": "string", "description": "A folder or file of documents to research instead of the default sources."},
                         "entity": {"type": "string", "description": "The entity researched (default: the first proper name in the question)."},
                         "max_usd": {"type": "number", "exclusiveMinimum": 0, "description": "Dollar ceiling for the run."},
-                        "deadline": {"type": "number", "exclusiveMinimum": 0, "description": "Wall-time ceiling for the run, in seconds."}
+                        "deadline": {"type": "number", "exclusiveMinimum": 0, "description": "Wall-time ceiling for the run, in seconds."},
+                        "detail": {"type": "string", "enum": ["summary", "full"], "description": "How much of the report comes back: \"summary\" its Answer section (the whole report stays at report_path), \"full\" (default) all of it."}
                     },
                     "required": ["question"],
                     "additionalProperties": false
@@ -390,13 +391,17 @@ impl DraServer {
                 ));
             }
         };
-        research_result(&run_id, &summary)
+        research_result(&run_id, &summary, args.detail)
     }
 }
 
 /// The answer to a finished `research` call: the report, then the run's
 /// facts and sources as JSON (also the structured content).
-fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResult {
+fn research_result(
+    run_id: &str,
+    s: &crate::engine::RunSummary,
+    shown: args::Detail,
+) -> CallToolResult {
     let report = s
         .report_path
         .as_ref()
@@ -439,6 +444,7 @@ fn research_result(run_id: &str, s: &crate::engine::RunSummary) -> CallToolResul
         Some(r) if ended_early => format!(
             "> dra: the run ended early ({reason}); this report holds what was verified before it stopped.\n\n{r}"
         ),
+        Some(r) if shown == args::Detail::Summary => summary_of(r, s.report_path.as_deref()),
         Some(r) => r.clone(),
         None if failed => format!(
             "The research run {run_id} failed ({reason}{detail}). Its files are in {}.",
@@ -582,9 +588,27 @@ impl ServerHandler for DraServer {
     }
 }
 
+/// A report's Answer section, and where the whole report is.
+fn summary_of(report: &str, path: Option<&std::path::Path>) -> String {
+    let answer = crate::engine::thread::answer_of(report, usize::MAX);
+    let whole = path.map_or(String::new(), |p| format!(" is at {}", p.display()));
+    format!(
+        "## Answer\n\n{answer}\n\n(The report's Answer section; the whole report{whole}, with its findings, history, conflicts and sources.)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_is_the_answer_section_and_where_the_report_is() {
+        let report = "# R\n\n## Answer\n\nFees are 1.9% [1].\n\n## Findings\n\n- long [1]\n\n## Sources\n\n[1] Pricing. https://p.example/ (official)\n";
+        let s = summary_of(report, Some(std::path::Path::new("/runs/x/report.md")));
+        assert!(s.contains("Fees are 1.9% [1]."), "{s}");
+        assert!(!s.contains("## Findings") && !s.contains("long"), "{s}");
+        assert!(s.contains("/runs/x/report.md"), "{s}");
+    }
 
     #[test]
     fn research_reports_link_only_to_their_sources() {

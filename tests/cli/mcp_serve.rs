@@ -603,6 +603,35 @@ fn stdio_stdout_carries_json_rpc_only() {
     )
     .unwrap();
     assert_eq!(research["result"]["isError"], json!(false), "{research}");
+    // Asked for a summary, the first block is the Answer section alone.
+    let summary = call(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+            "name": "research",
+            "arguments": {"question": "What does PadmaPay charge per UPI transaction?", "detail": "summary"}}}),
+        &mut seen,
+    )
+    .unwrap();
+    let text = |v: &Value| {
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (full, short) = (text(&research), text(&summary));
+    assert!(
+        short.starts_with("## Answer") && short.contains("report.md"),
+        "{short}"
+    );
+    assert!(
+        !short.contains("## Sources") && full.contains("## Sources"),
+        "{short}"
+    );
+    assert!(
+        short.len() < full.len() / 2,
+        "{} of {}",
+        short.len(),
+        full.len()
+    );
     let unknown = call(
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
             "name": "nope", "arguments": {}}}),

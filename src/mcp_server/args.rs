@@ -24,6 +24,48 @@ pub struct ResearchArgs {
     pub deadline: Option<Duration>,
     /// How much of the report comes back.
     pub detail: Detail,
+    /// Answers to the questions of a report that asked for clarification,
+    /// in their order ("" = no preference).
+    pub answers: Vec<String>,
+}
+
+/// Most answers one call may carry, and the longest answer.
+const MAX_ANSWERS: usize = 20;
+const MAX_ANSWER_CHARS: usize = 2_000;
+
+/// The `answers` list: strings, at most [`MAX_ANSWERS`] of at most
+/// [`MAX_ANSWER_CHARS`] characters.
+fn answers(args: &Map<String, Value>) -> Result<Vec<String>, ArgError> {
+    let list = match args.get("answers") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            return Err(ArgError(format!(
+                "research: `answers` must be a list of strings, not {}",
+                kind(other)
+            )));
+        }
+    };
+    if list.len() > MAX_ANSWERS {
+        return Err(ArgError(format!(
+            "research: `answers` holds {} answers; at most {MAX_ANSWERS}",
+            list.len()
+        )));
+    }
+    list.iter()
+        .map(|a| match a {
+            Value::String(s) if s.chars().count() <= MAX_ANSWER_CHARS => {
+                Ok(crate::document::single_line(s.trim()).to_string())
+            }
+            Value::String(_) => Err(ArgError(format!(
+                "research: an answer is longer than {MAX_ANSWER_CHARS} characters"
+            ))),
+            other => Err(ArgError(format!(
+                "research: `answers` must be a list of strings, not a list holding {}",
+                kind(other)
+            ))),
+        })
+        .collect()
 }
 
 /// How much of a `research` report comes back: its Answer section, or all.
@@ -110,7 +152,7 @@ pub fn research(args: &Map<String, Value>) -> Result<ResearchArgs, ArgError> {
         TOOL,
         args,
         &[
-            "question", "corpus", "entity", "max_usd", "deadline", "detail",
+            "question", "corpus", "entity", "max_usd", "deadline", "detail", "answers",
         ],
     )?;
     let question = text(TOOL, args, "question")?.ok_or_else(|| {
@@ -151,6 +193,7 @@ pub fn research(args: &Map<String, Value>) -> Result<ResearchArgs, ArgError> {
         }
     };
     Ok(ResearchArgs {
+        answers: answers(args)?,
         detail,
         question,
         corpus: text(TOOL, args, "corpus")?.map(PathBuf::from),
@@ -236,6 +279,14 @@ mod tests {
         assert!(err(json!({"question": "q", "detail": "brief"})).contains("\"summary\""));
         let summary = research(&obj(json!({"question": "q", "detail": "summary"}))).unwrap();
         assert_eq!(summary.detail, Detail::Summary);
+        let answered = research(&obj(
+            json!({"question": "q", "answers": [" PadmaPay ", ""]}),
+        ))
+        .unwrap();
+        assert_eq!(answered.answers, ["PadmaPay", ""]);
+        assert!(err(json!({"question": "q", "answers": "PadmaPay"})).contains("list of strings"));
+        assert!(err(json!({"question": "q", "answers": [1]})).contains("list of strings"));
+        assert!(err(json!({"question": "q", "answers": vec![""; 21]})).contains("at most 20"));
         let e = err(json!({"question": "q", "max_usdd": 1}));
         assert!(
             e.contains("unknown argument `max_usdd`") && e.contains("max_usd"),

@@ -127,7 +127,7 @@ impl DraServer {
             Tool::new(
                 RESEARCH,
                 format!(
-                    "{description}\n\nReturns the report as Markdown (first content block), then a JSON block with the run id, run directory, end state and the sources (index = the [n] in the report); the same JSON is the structured content. {corpus_note}`entity` names the company or product researched; `max_usd` caps the run's model spend in dollars and `deadline` its wall time in seconds, at most the server's own (${:.2}, {} s): a call may lower them, never raise them. `detail: \"summary\"` returns only the report's Answer section (the whole report stays at report_path). Sends progress notifications while it runs when a progressToken is given; cancelling the call ends the run early with the report of what was found.",
+                    "{description}\n\nReturns the report as Markdown (first content block), then a JSON block with the run id, run directory, end state and the sources (index = the [n] in the report); the same JSON is the structured content. {corpus_note}`entity` names the company or product researched; `max_usd` caps the run's model spend in dollars and `deadline` its wall time in seconds, at most the server's own (${:.2}, {} s): a call may lower them, never raise them. When the report asks clarifying questions instead (reason awaiting_clarification), call again with the same question and `answers`, one per question in order. `detail: \"summary\"` returns only the report's Answer section (the whole report stays at report_path). Sends progress notifications while it runs when a progressToken is given; cancelling the call ends the run early with the report of what was found.",
                     limits.max_usd,
                     limits.deadline.as_secs()
                 ),
@@ -139,6 +139,7 @@ impl DraServer {
                         "entity": {"type": "string", "description": "The entity researched (default: the first proper name in the question)."},
                         "max_usd": {"type": "number", "exclusiveMinimum": 0, "description": "Dollar ceiling for the run."},
                         "deadline": {"type": "number", "exclusiveMinimum": 0, "description": "Wall-time ceiling for the run, in seconds."},
+                        "answers": {"type": "array", "items": {"type": "string"}, "maxItems": 20, "description": "Answers to the questions a report asked for clarification (in their order; \"\" = no preference), sent again with the same question."},
                         "detail": {"type": "string", "enum": ["summary", "full"], "description": "How much of the report comes back: \"summary\" its Answer section (the whole report stays at report_path), \"full\" (default) all of it."}
                     },
                     "required": ["question"],
@@ -355,7 +356,12 @@ impl DraServer {
             continues: None,
             mcp_flags: Vec::new(),
             skill: None,
-            answers: Vec::new(),
+            // Answers to the questions the same question's report asked.
+            answers: if args.answers.is_empty() {
+                Vec::new()
+            } else {
+                vec![args.answers]
+            },
             answers_in_process: false,
         };
         let header = policy::header_with_limits(

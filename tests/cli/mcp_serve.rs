@@ -632,6 +632,17 @@ fn stdio_stdout_carries_json_rpc_only() {
         short.len(),
         full.len()
     );
+    // A question naming nothing, answered in the call: no clarification.
+    let answered = call(
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
+            "name": "research",
+            "arguments": {"question": "Is it reliable?", "answers": ["PadmaPay"], "detail": "summary"}}}),
+        &mut seen,
+    )
+    .unwrap();
+    let facts = &answered["result"]["structuredContent"];
+    assert_eq!(facts["reason"], "report_delivered", "{answered}");
+    assert!(text(&answered).contains("PadmaPay"), "{answered}");
     let unknown = call(
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
             "name": "nope", "arguments": {}}}),

@@ -50,6 +50,14 @@ complete -c dra -n "__fish_dra_using_subcommand ask" -l question-file -d 'Read t
 complete -c dra -n "__fish_dra_using_subcommand ask" -l continue -d 'Follow up a finished run: a new turn on its thread that reuses the pages it read, sees what it asked and answered, and keeps its subject and corpus unless the question or flags name others. RUN is its id, a unique prefix, its directory, or `last`' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l skill -d 'Follow this skill of yours (a folder of DRA_SKILLS_DIR): it is read before planning, whether or not its description fits the question' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l corpus -d 'Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l source-type -d 'The source type of corpus files that declare none (e.g. official for your own documentation; default: other) [env: DRA_CORPUS_SOURCE_TYPE]' -r -f -a "regulator\t''
+official\t''
+news\t''
+press_release\t''
+review\t''
+forum\t''
+blog\t''
+other\t''"
 complete -c dra -n "__fish_dra_using_subcommand ask" -l mcp -d 'An MCP server: `[LABEL=]URL` (streamable HTTP) or `[LABEL=]COMMAND ARGS` (stdio); repeat for several. Replaces `[[mcp]]` and DRA_MCP_* servers' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l entity -d 'The entity researched (default: the first proper name in the question)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l domain -d 'The entity\'s official domain (identity anchor)' -r

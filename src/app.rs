@@ -422,7 +422,8 @@ fn backends(
     match source {
         EvidenceSource::Corpus(path) => {
             let (corpus, label) = open_corpus(settings, path, progress, notes)?;
-            let web = CorpusWeb::new(Arc::new(corpus));
+            let web =
+                CorpusWeb::new(Arc::new(corpus)).with_source_type(settings.corpus.source_type);
             Ok((Arc::new(web.clone()), Arc::new(web), label))
         }
         EvidenceSource::Web => {
@@ -468,7 +469,8 @@ fn backends(
                 "the embedded corpus ({} documents about a fictional company)",
                 corpus.len()
             );
-            let web = CorpusWeb::new(Arc::new(corpus));
+            let web =
+                CorpusWeb::new(Arc::new(corpus)).with_source_type(settings.corpus.source_type);
             Ok((Arc::new(web.clone()), Arc::new(web), label))
         }
     }

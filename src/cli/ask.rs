@@ -70,6 +70,10 @@ pub struct AskArgs {
     /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
     #[arg(help_heading = "Sources", long, value_name = "PATH")]
     pub corpus: Option<PathBuf>,
+    /// The source type of corpus files that declare none (e.g. official for
+    /// your own documentation; default: other) [env: DRA_CORPUS_SOURCE_TYPE].
+    #[arg(help_heading = "Sources", long, value_name = "TYPE", value_parser = ["regulator", "official", "news", "press_release", "review", "forum", "blog", "other"])]
+    pub source_type: Option<String>,
     /// Research the web with the configured search backend, even offline
     /// (online runs without --corpus always do).
     #[arg(help_heading = "Sources", long, conflicts_with = "corpus")]
@@ -161,6 +165,9 @@ fn flags(args: &AskArgs) -> Result<BTreeMap<&'static str, String>, CliError> {
     }
     if let Some(v) = &args.domain_prompt {
         put_domain_prompt(v, &mut f)?;
+    }
+    if let Some(t) = &args.source_type {
+        f.insert(settings::CORPUS_SOURCE_TYPE, t.clone());
     }
     Ok(f)
 }

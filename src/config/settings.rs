@@ -125,6 +125,7 @@ pub const CORPUS_MAX_DOCUMENT_BYTES: &str = "DRA_CORPUS_MAX_DOCUMENT_BYTES";
 pub const CORPUS_MAX_TOTAL_BYTES: &str = "DRA_CORPUS_MAX_TOTAL_BYTES";
 pub const EMBED_MODEL: &str = "DRA_EMBED_MODEL";
 pub const CORPUS: &str = "DRA_CORPUS";
+pub const CORPUS_SOURCE_TYPE: &str = "DRA_CORPUS_SOURCE_TYPE";
 
 pub const SANDBOX_URL: &str = "LLM_SANDBOX_URL";
 pub const SANDBOX_TOKEN: &str = "LLM_SANDBOX_TOKEN";
@@ -313,6 +314,21 @@ pub const SETTINGS: &[SettingSpec] = &[
         Kind::Path,
         None,
         "A default corpus (folder or file) for runs given neither --corpus nor --web: a corpus-only deployment needs no search backend",
+    ),
+    s(
+        CORPUS_SOURCE_TYPE,
+        Kind::Choice(&[
+            "regulator",
+            "official",
+            "news",
+            "press_release",
+            "review",
+            "forum",
+            "blog",
+            "other",
+        ]),
+        None,
+        "The source type of corpus files (file:// documents) that declare none in front matter or dra:source_type, e.g. official for your own documentation; unset: other",
     ),
     s(
         EMBED_MODEL,

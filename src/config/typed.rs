@@ -133,6 +133,9 @@ pub struct CorpusSettings {
     pub embed_model: Option<std::path::PathBuf>,
     /// The corpus runs read when given neither `--corpus` nor `--web` (`DRA_CORPUS`).
     pub default: Option<std::path::PathBuf>,
+    /// The type of corpus files (`file://` documents) that declare none
+    /// (`DRA_CORPUS_SOURCE_TYPE`, `--source-type`).
+    pub source_type: Option<crate::document::SourceType>,
 }
 
 /// `dra mcp-serve`'s settings.
@@ -277,6 +280,9 @@ impl Settings {
                 max_total_bytes: uint(keys::CORPUS_MAX_TOTAL_BYTES),
                 embed_model: c.path(keys::EMBED_MODEL),
                 default: c.path(keys::CORPUS),
+                source_type: c
+                    .text(keys::CORPUS_SOURCE_TYPE)
+                    .and_then(crate::document::SourceType::parse),
             },
             limits: Limits {
                 max_tool_calls: uint(keys::MAX_TOOL_CALLS),

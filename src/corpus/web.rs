@@ -5,7 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use super::Corpus;
-use crate::document::RawDocument;
+use crate::document::{RawDocument, SourceType};
 use crate::ports::{Fetcher, SearchBackend, SearchHit, WebError};
 
 const WITHHELD: &str = "[snippet withheld: the page carries instructions aimed at AI agents]";
@@ -14,11 +14,23 @@ const WITHHELD: &str = "[snippet withheld: the page carries instructions aimed a
 #[derive(Clone)]
 pub struct CorpusWeb {
     corpus: Arc<Corpus>,
+    /// The type of a document on disk that declares none
+    /// (`DRA_CORPUS_SOURCE_TYPE`).
+    source_type: Option<SourceType>,
 }
 
 impl CorpusWeb {
     pub fn new(corpus: Arc<Corpus>) -> Self {
-        CorpusWeb { corpus }
+        CorpusWeb {
+            corpus,
+            source_type: None,
+        }
+    }
+
+    /// Documents on disk (`file://`) that declare no type get `t`.
+    pub fn with_source_type(mut self, t: Option<SourceType>) -> Self {
+        self.source_type = t;
+        self
     }
 }
 
@@ -67,8 +79,13 @@ impl SearchBackend for CorpusWeb {
 #[async_trait]
 impl Fetcher for CorpusWeb {
     async fn fetch(&self, url: &str) -> Result<RawDocument, WebError> {
-        self.corpus
+        let mut doc = self
+            .corpus
             .get(url)
-            .ok_or_else(|| WebError::NotFound(format!("{url} is not in the corpus")))
+            .ok_or_else(|| WebError::NotFound(format!("{url} is not in the corpus")))?;
+        if doc.source_type.is_none() && doc.url.starts_with("file://") {
+            doc.source_type = self.source_type;
+        }
+        Ok(doc)
     }
 }

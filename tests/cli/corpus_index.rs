@@ -294,3 +294,73 @@ fn a_folder_with_nothing_to_read_is_an_error_and_later_indexed_silently() {
     assert_eq!((c.len(), r.added), (1, 1));
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 }
+
+/// Documents on disk that declare no type are `other`, unless the user
+/// says what they are (`--source-type`, `DRA_CORPUS_SOURCE_TYPE`); a type
+/// the document declares is kept.
+#[test]
+fn the_user_says_what_type_their_documents_are() {
+    let sb = TestHome::new();
+    let dir = sb.dir.path().join("docs");
+    write(
+        &dir,
+        "gauges.md",
+        "# Tide gauges\n\nThe harbour tide gauge is calibrated every March by the port engineers.\n",
+    );
+    write(
+        &dir,
+        "blog.md",
+        "---\nsource_type: blog\n---\n# A blog\n\nThe harbour tide gauge is calibrated every March, a blogger says.\n",
+    );
+    let types = |flag: &[&str]| -> Vec<(String, String)> {
+        let runs = tempfile::tempdir().unwrap();
+        let out = sb
+            .dra()
+            .arg("--runs-dir")
+            .arg(runs.path())
+            .args(["-q", "ask", "--no-memory", "--offline", "--corpus"])
+            .arg(&dir)
+            .args(flag)
+            .arg("When is the harbour tide gauge calibrated?")
+            .output()
+            .unwrap();
+        // Answered (0) or not (8): either way the run read both pages.
+        assert!(
+            matches!(out.status.code(), Some(0 | 8)),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run = std::fs::read_dir(runs.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let sources: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("sources.json")).unwrap())
+                .unwrap();
+        let mut t: Vec<(String, String)> = sources
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let url = s["url"].as_str().unwrap();
+                (
+                    url.rsplit('/').next().unwrap().to_string(),
+                    s["source_type"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        t.sort();
+        t
+    };
+    let pair = |f: &str, t: &str| (f.to_string(), t.to_string());
+    assert_eq!(
+        types(&[]),
+        [pair("blog.md", "blog"), pair("gauges.md", "other")]
+    );
+    assert_eq!(
+        types(&["--source-type", "official"]),
+        [pair("blog.md", "blog"), pair("gauges.md", "official")]
+    );
+}

@@ -754,6 +754,14 @@ static DATE_PATTERNS: LazyLock<Vec<(Regex, [u8; 3])>> = LazyLock::new(|| {
             crate::re(&format!(r"(?i)\b{MONTH},?\s+(\d{{4}})\b")),
             [2, 1, 0],
         ),
+        // A month alone after a word that makes it a time: "every March",
+        // "in June", "until October" (a capitalised month: "may" is a verb).
+        (
+            crate::re(
+                r"\b(?i:every|each|in|by|until|till|since|from|during|through|before|after|early|late|mid-?)\s+(January|February|March|April|May|June|July|August|September|October|November|December)\b",
+            ),
+            [0, 1, 0],
+        ),
     ]
 });
 
@@ -1062,6 +1070,26 @@ mod tests {
             }
         );
         assert!(dates("You may 5 times").is_empty());
+    }
+
+    #[test]
+    fn a_month_alone_is_a_date_after_a_word_of_time() {
+        let every = dates("The gauge is calibrated every March by the engineers.");
+        assert_eq!(every.len(), 1);
+        assert_eq!(every[0].text, "every March");
+        assert_eq!(
+            every[0].key,
+            Key::Date {
+                year: None,
+                month: Some(3),
+                day: None
+            }
+        );
+        // A fuller date keeps its day and year; a verb "may" is no month.
+        assert_eq!(dates("It opened in March 2017.")[0].text, "March 2017");
+        assert!(dates("You may in May not.").len() == 1);
+        assert!(dates("Readers in may be lost.").is_empty());
+        assert!(dates("The March report was late.").is_empty());
     }
 
     #[test]

@@ -79,9 +79,11 @@ impl SearchBackend for CorpusWeb {
 #[async_trait]
 impl Fetcher for CorpusWeb {
     async fn fetch(&self, url: &str) -> Result<RawDocument, WebError> {
-        let mut doc = self
-            .corpus
-            .get(url)
+        // Read from the index (disk for a folder): off the async threads.
+        let (corpus, key) = (self.corpus.clone(), url.to_string());
+        let mut doc = tokio::task::spawn_blocking(move || corpus.get(&key))
+            .await
+            .map_err(|e| WebError::Failed(e.to_string()))?
             .ok_or_else(|| WebError::NotFound(format!("{url} is not in the corpus")))?;
         if doc.source_type.is_none() && doc.url.starts_with("file://") {
             doc.source_type = self.source_type;

@@ -148,15 +148,12 @@ fn two_indexers_of_one_folder_take_turns() {
             &format!("# Page {i}\n\nPage {i} mentions word{i} and the tide.\n"),
         );
     }
+    let index = || {
+        let (c, r) = open(&dir, &cache);
+        (c.len(), counts(&r), r.waited)
+    };
     let results: Vec<(usize, [usize; 4], bool)> = std::thread::scope(|s| {
-        let a = s.spawn(|| {
-            let (c, r) = open(&dir, &cache);
-            (c.len(), counts(&r), r.waited)
-        });
-        let b = s.spawn(|| {
-            let (c, r) = open(&dir, &cache);
-            (c.len(), counts(&r), r.waited)
-        });
+        let (a, b) = (s.spawn(index), s.spawn(index));
         vec![a.join().unwrap(), b.join().unwrap()]
     });
     // Both see every page; one built the index and the other, whichever

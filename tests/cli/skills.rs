@@ -406,6 +406,19 @@ fn the_offline_lead_reads_the_shipped_due_diligence_skill() {
     ));
 }
 
+/// The aspects of a run's plan event, lowercase.
+fn plan_of(events: &[dra::protocol::Event]) -> Vec<String> {
+    events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::Plan { todos, .. } => {
+                Some(todos.iter().map(|t| t.content.to_lowercase()).collect())
+            }
+            _ => None,
+        })
+        .expect("a plan event")
+}
+
 /// The README's worked example: a skill naming its aspects plans the
 /// offline run with them, before the question's own.
 #[test]
@@ -433,15 +446,7 @@ fn a_skill_naming_its_aspects_plans_the_offline_run() {
     assert!(events.iter().any(
         |e| matches!(&e.body, EventBody::Skill { name, .. } if name == "payment-partner-review")
     ));
-    let plan: Vec<String> = events
-        .iter()
-        .find_map(|e| match &e.body {
-            EventBody::Plan { todos, .. } => {
-                Some(todos.iter().map(|t| t.content.to_lowercase()).collect())
-            }
-            _ => None,
-        })
-        .expect("a plan event");
+    let plan = plan_of(&events);
     assert_eq!(
         plan[..5],
         [
@@ -493,15 +498,7 @@ fn a_chosen_skill_is_read_before_planning_and_an_unknown_one_is_refused() {
             .any(|e| matches!(&e.body, EventBody::Skill { name, .. } if name == "tide-log")),
         "the chosen skill was not read"
     );
-    let plan: Vec<String> = events
-        .iter()
-        .find_map(|e| match &e.body {
-            EventBody::Plan { todos, .. } => {
-                Some(todos.iter().map(|t| t.content.to_lowercase()).collect())
-            }
-            _ => None,
-        })
-        .expect("a plan event");
+    let plan = plan_of(&events);
     assert_eq!(plan[..2], ["gauge calibration", "storm surge"], "{plan:?}");
 
     let out = ask("tide-logs");

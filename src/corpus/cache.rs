@@ -463,7 +463,8 @@ impl Update<'_> {
         Ok(!gone.is_empty())
     }
 
-    /// A folder with no page is an error; skipped files are summed up.
+    /// A folder with no page is an error; skipped files are summed up
+    /// ([`super::load::close_folder`]).
     fn summary(&mut self, skipped: usize) -> Result<(), CorpusError> {
         let pages = self
             .manifest
@@ -471,22 +472,7 @@ impl Update<'_> {
             .values()
             .filter(|f| f.page.is_some())
             .count();
-        if pages == 0 {
-            return Err(CorpusError::EmptyFolder {
-                path: self.folder.to_path_buf(),
-                skipped,
-                first: self.refreshed.warnings.first().cloned().unwrap_or_default(),
-            });
-        }
-        if skipped > 0 {
-            self.refreshed.warnings.push(format!(
-                "read {} from {}; skipped {} (see above)",
-                crate::count(pages, "document"),
-                self.folder.display(),
-                crate::count(skipped, "file")
-            ));
-        }
-        Ok(())
+        super::load::close_folder(self.folder, pages, skipped, &mut self.refreshed.warnings)
     }
 
     /// Reads one file and indexes its page; its manifest entry.

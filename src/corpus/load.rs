@@ -362,22 +362,34 @@ fn load_dir(dir: &Path, opts: &LoadOptions) -> Result<Loaded, CorpusError> {
         seen.insert(key, path.to_path_buf());
         loaded.docs.push(doc);
     }
-    if loaded.docs.is_empty() {
+    close_folder(dir, loaded.docs.len(), skipped, &mut loaded.warnings)?;
+    Ok(loaded)
+}
+
+/// The end of reading a folder (in memory or into its index): no page at
+/// all is an error naming the first reason; skipped files are summed up.
+pub(super) fn close_folder(
+    dir: &Path,
+    pages: usize,
+    skipped: usize,
+    warnings: &mut Vec<String>,
+) -> Result<(), CorpusError> {
+    if pages == 0 {
         return Err(CorpusError::EmptyFolder {
             path: dir.to_path_buf(),
             skipped,
-            first: loaded.warnings.first().cloned().unwrap_or_default(),
+            first: warnings.first().cloned().unwrap_or_default(),
         });
     }
     if skipped > 0 {
-        loaded.warnings.push(format!(
+        warnings.push(format!(
             "read {} from {}; skipped {} (see above)",
-            crate::count(loaded.docs.len(), "document"),
+            crate::count(pages, "document"),
             dir.display(),
             crate::count(skipped, "file")
         ));
     }
-    Ok(loaded)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -102,13 +102,15 @@ pub(super) fn embedded_text(title: &str, body: &str) -> String {
     format!("{title}\n{body}")
 }
 
-/// A vector key as the two numbers the index keeps.
+/// A vector key as the two numbers the index keeps (high, low).
 fn key_parts(k: &Key) -> (u64, u64) {
-    let mut hi = [0u8; 8];
-    let mut lo = [0u8; 8];
-    hi.copy_from_slice(&k[..8]);
-    lo.copy_from_slice(&k[8..]);
-    (u64::from_be_bytes(hi), u64::from_be_bytes(lo))
+    let n = u128::from_be_bytes(*k);
+    ((n >> 64) as u64, n as u64)
+}
+
+/// The key [`key_parts`] split.
+fn key_of_parts(hi: u64, lo: u64) -> Key {
+    ((u128::from(hi) << 64) | u128::from(lo)).to_be_bytes()
 }
 
 /// Every live passage of a segment: its page id and its vector key.
@@ -126,10 +128,7 @@ pub(super) fn passage_keys(
         let (Some(ord), Some(h), Some(l)) = (ords.first(doc), hi.first(doc), lo.first(doc)) else {
             continue;
         };
-        let mut k = [0u8; 16];
-        k[..8].copy_from_slice(&h.to_be_bytes());
-        k[8..].copy_from_slice(&l.to_be_bytes());
-        out.push((doc, ord, k));
+        out.push((doc, ord, key_of_parts(h, l)));
     }
     Ok(out)
 }
@@ -150,14 +149,20 @@ fn field(schema: &Schema, name: &str) -> Result<Field, CorpusError> {
         .map_err(|_| CorpusError::Index(format!("the index has no field `{name}`")))
 }
 
+/// An index's schema when it is `want`; another is not trusted.
+fn schema_of(index: &Index, want: Schema, what: &str) -> Result<Schema, CorpusError> {
+    let s = index.schema();
+    if s != want {
+        return Err(CorpusError::Index(format!(
+            "the {what} index was written by another version"
+        )));
+    }
+    Ok(s)
+}
+
 impl PassageFields {
     pub fn of(index: &Index) -> Result<Self, CorpusError> {
-        let s = index.schema();
-        if s != passage_schema() {
-            return Err(CorpusError::Index(
-                "the passage index was written by another version".into(),
-            ));
-        }
+        let s = schema_of(index, passage_schema(), "passage")?;
         Ok(PassageFields {
             ord: field(&s, "ord")?,
             url: field(&s, "url")?,
@@ -174,12 +179,7 @@ impl PassageFields {
 
 impl PageFields {
     pub fn of(index: &Index) -> Result<Self, CorpusError> {
-        let s = index.schema();
-        if s != page_schema() {
-            return Err(CorpusError::Index(
-                "the page index was written by another version".into(),
-            ));
-        }
+        let s = schema_of(index, page_schema(), "page")?;
         Ok(PageFields {
             id: field(&s, "id")?,
             url: field(&s, "url")?,
@@ -385,4 +385,17 @@ fn passages(text: &str) -> Vec<String> {
         out.push(current);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_split_in_two_numbers_comes_back_whole() {
+        let k = key("Title\nA passage.");
+        let (hi, lo) = key_parts(&k);
+        assert_eq!(key_of_parts(hi, lo), k);
+        assert_eq!(hi.to_be_bytes(), k[..8]);
+    }
 }

@@ -13,6 +13,8 @@
 //!   evidence per listed item; a what-changed question with one clause adds
 //!   its dates and the state before.
 
+use std::sync::LazyLock;
+
 use super::text::{Folded, capitalise, has_word, shorten, tidy};
 use super::{QuestionKind, classify};
 
@@ -660,7 +662,11 @@ pub(crate) fn split_list(tail: &str) -> Vec<String> {
 fn comparison(q: &str) -> Option<Vec<String>> {
     let (items, criteria, with_for) = comparison_parts(q)?;
     let mut out = Vec::new();
-    if criteria.is_empty() || items.len() * criteria.len() > MAX_ASPECTS - 1 {
+    let choice = asks_choice(q);
+    // Room for one cell per item and criterion beside the differences
+    // and the choice.
+    let room = MAX_ASPECTS - 1 - usize::from(choice);
+    if criteria.is_empty() || items.len() * criteria.len() > room {
         let what = if criteria.is_empty() {
             "strengths and weaknesses".to_string()
         } else {
@@ -684,7 +690,23 @@ fn comparison(q: &str) -> Option<Vec<String>> {
         "Differences between {}",
         items.join(" and ")
     )));
+    // "..., and which one should I use?" asks for a choice as well.
+    if choice {
+        out.push(label(&format!("Which to choose: {}", items.join(" or "))));
+    }
     Some(out)
+}
+
+/// Whether a comparison also asks which item to pick: "which one should I
+/// use", "which is better", "which do you recommend", "when should each be
+/// used".
+fn asks_choice(q: &str) -> bool {
+    static CHOICE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::re(
+            r"(?i)\bwhich(?: one| of (?:them|the two|these))? (?:should|to|would|is (?:better|best|preferred|recommended)|do you recommend)\b|\bshould (?:i|we|you) (?:use|pick|choose|prefer)\b|\bwhen (?:should|to) (?:each|i|we|you)\b|\b(?:recommend|recommended|preferable)\b",
+        )
+    });
+    CHOICE.is_match(q)
 }
 
 /// The items a comparison question compares ("Quillstore", "Brinewood");
@@ -1054,6 +1076,33 @@ mod tests {
                 None
             ),
             vec!["What did reviewers say about the Aurelle H7 headphones"]
+        );
+    }
+
+    #[test]
+    fn a_comparison_that_asks_which_to_pick_gets_that_sub_question() {
+        assert_eq!(
+            aspects(
+                "Lark or Wren: how do they differ, and which one should I use?",
+                None
+            ),
+            vec![
+                "Lark: strengths and weaknesses",
+                "Wren: strengths and weaknesses",
+                "Differences between Lark and Wren",
+                "Which to choose: Lark or Wren",
+            ]
+        );
+        assert!(
+            aspects("Which is better for logging, Lark or Wren?", None)
+                .last()
+                .is_some_and(|a| a == "Which to choose: Lark or Wren")
+        );
+        // Asking only how they differ asks for no choice.
+        assert!(
+            !aspects("How do Lark and Wren differ?", None)
+                .iter()
+                .any(|a| a.starts_with("Which to choose"))
         );
     }
 

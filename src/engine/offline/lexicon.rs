@@ -567,6 +567,20 @@ const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
             "overhead",
         ],
     ),
+    // A choice between items is answered by a recommendation.
+    (
+        &["choose", "choice", "recommend", "recommended", "prefer"],
+        &[
+            "recommended",
+            "recommend",
+            "recommends",
+            "preferred",
+            "prefer",
+            "should use",
+            "better",
+            "best",
+        ],
+    ),
     (
         &["space", "bigger", "smaller", "storage"],
         &["space", "storage", "bytes", "larger", "smaller"],

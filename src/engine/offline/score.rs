@@ -12,6 +12,7 @@ use super::{MAX_FINDINGS, PER_PAGE};
 use crate::answer::acronym::Abbreviations;
 use crate::answer::release;
 use crate::evidence::sentences::section_headings;
+use crate::evidence::structure::CELL_SEPARATOR;
 use crate::evidence::{quotes, sentences};
 
 #[derive(Clone)]
@@ -770,6 +771,25 @@ impl Extraction<'_> {
         keys.len() >= 2 && total > 0.0 && named >= OWN_SECTION * total
     }
 
+    /// For a table row whose first cell is an asked term ("bigint | 8 bytes
+    /// | ..." when a bigint is asked about), that term's weight once more:
+    /// the row is the record of the asked thing, where a row that has the
+    /// term in another cell ("free_space | bigint | ...") only mentions it.
+    fn row_key_weight(&self, u: &sentences::Unit<'_>) -> f64 {
+        if !u.is_row() {
+            return 0.0;
+        }
+        let first = u.text.split(CELL_SEPARATOR.trim()).next().unwrap_or("");
+        let stems: BTreeSet<String> = words(first)
+            .map(|w| self.st.stem(&w).into_owned())
+            .collect();
+        let keys = term_keys(self.terms, &stems);
+        if keys.is_empty() || keys.len() < stems.len() {
+            return 0.0;
+        }
+        keys.iter().map(|k| self.weight(k)).sum()
+    }
+
     /// The page as this extraction reads it; `None` for a page whose title
     /// names a look-alike ("Calm Read mode | Pelican Notes Help" in a
     /// question about the Pelican browser): it is about that other thing,
@@ -866,7 +886,7 @@ impl Extraction<'_> {
             .iter()
             .map(|k| self.weight(k))
             .sum();
-        let hits = hits + 0.5 * in_header;
+        let hits = hits + 0.5 * in_header + self.row_key_weight(u);
         // On a page that never names the subject or is about another
         // release, one shared word ("works" in "How X works") is a
         // coincidence, not an answer.
@@ -1205,6 +1225,25 @@ mod tests {
             source_type: source_type.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_table_row_keyed_by_the_asked_thing_outranks_rows_that_only_mention_it() {
+        // Rows where "quadword" is a column's type mention it; the row
+        // whose first cell is "quadword" is its record.
+        let text = "Name | Storage Size | Description\n\
+            halfword | 2 bytes | small integer\n\
+            quadword | 8 bytes | large integer\n\n\
+            Column | Type | Description\n\
+            free_bytes | quadword | Total free space in bytes\n\
+            used_bytes | quadword | Total used space in bytes";
+        let f = ask_one_page("How much space does a quadword take?", text, "Types");
+        assert_eq!(
+            f.first().map(|c| c.sentence.as_str()),
+            Some("quadword | 8 bytes | large integer"),
+            "{:?}",
+            f.iter().map(|c| &c.sentence).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -22,6 +22,9 @@ _dra() {
             dra,completions)
                 cmd="dra__subcmd__completions"
                 ;;
+            dra,diff)
+                cmd="dra__subcmd__diff"
+                ;;
             dra,doctor)
                 cmd="dra__subcmd__doctor"
                 ;;
@@ -57,6 +60,9 @@ _dra() {
                 ;;
             dra__subcmd__help,completions)
                 cmd="dra__subcmd__help__subcmd__completions"
+                ;;
+            dra__subcmd__help,diff)
+                cmd="dra__subcmd__help__subcmd__diff"
                 ;;
             dra__subcmd__help,doctor)
                 cmd="dra__subcmd__help__subcmd__doctor"
@@ -95,7 +101,7 @@ _dra() {
 
     case "${cmd}" in
         dra)
-            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers index runs eval lint-report mcp-serve completions man help"
+            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers index runs diff eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,6 +261,40 @@ _dra() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dra__subcmd__diff)
+            opts="-q -v -h --last --exit-code --output --json --color --quiet --verbose --runs-dir --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --runs-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dra__subcmd__doctor)
             opts="-q -v -h --settings --corpus --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -316,7 +356,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help)
-            opts="ask resume doctor tiers index runs eval lint-report mcp-serve completions man help"
+            opts="ask resume doctor tiers index runs diff eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -344,6 +384,20 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

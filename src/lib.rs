@@ -21,6 +21,7 @@
 
 pub mod answer;
 pub mod app;
+pub mod changes;
 pub mod cli;
 pub mod config;
 pub mod corpus;

@@ -23,6 +23,8 @@ pub enum Exit {
     QuestionUnclear = 7,
     /// The sources read do not say what the question asks (report.md says so).
     NotAnswered = 8,
+    /// `dra diff --exit-code` (and `ask --since --exit-code`): an answer changed.
+    Changed = 9,
     /// Interrupted (Ctrl-C, SIGINT).
     Interrupted = 130,
     /// Hung up (SIGHUP): as Ctrl-C, 128 + 1.
@@ -119,6 +121,7 @@ mod tests {
             Exit::NoVerifiedSource,
             Exit::QuestionUnclear,
             Exit::NotAnswered,
+            Exit::Changed,
             Exit::Interrupted,
             Exit::HungUp,
             Exit::Terminated,
@@ -166,6 +169,8 @@ mod tests {
         assert_eq!(Exit::BudgetExhausted.code(), 5);
         assert_eq!(Exit::NoVerifiedSource.code(), 6);
         assert_eq!(Exit::QuestionUnclear.code(), 7);
+        assert_eq!(Exit::NotAnswered.code(), 8);
+        assert_eq!(Exit::Changed.code(), 9);
         assert_eq!(Exit::Interrupted.code(), 130);
         assert_eq!(Signal::HangUp.exit().code(), 129);
         assert_eq!(Signal::Terminate.exit().code(), 143);

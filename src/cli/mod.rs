@@ -13,6 +13,7 @@ macro_rules! errln {
 
 mod ask;
 mod clarify;
+mod diff;
 mod doctor;
 mod eval;
 pub mod exit;
@@ -38,7 +39,7 @@ pub use exit::Exit;
     version,
     about = "dra: a deep research agent. Plans, searches, reads, validates evidence and writes a cited report.",
     long_about = None,
-    after_help = "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 awaiting clarification, 4 partial (salvaged) report, 5 budget exhausted, 6 no verified source, 7 question names nothing to research, 129 hung up (SIGHUP), 130 interrupted (SIGINT), 143 terminated (SIGTERM)."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 awaiting clarification, 4 partial (salvaged) report, 5 budget exhausted, 6 no verified source, 7 question names nothing to research, 8 question not answered, 9 changes found (diff --exit-code), 129 hung up (SIGHUP), 130 interrupted (SIGINT), 143 terminated (SIGTERM)."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -99,6 +100,8 @@ pub enum Command {
     Index(index::IndexArgs),
     /// List recent runs (newest first), or prune old ones with --prune AGE.
     Runs(runs::RunsArgs),
+    /// What changed between two runs of a question: new, changed and retracted answers, with sources (--exit-code: 9 on change).
+    Diff(diff::DiffArgs),
     /// Run the cases of a gold set and print the evaluation metrics.
     Eval(eval::EvalArgs),
     /// Lint a report's citations (and scrub leaks) without running anything.
@@ -167,6 +170,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Tiers => tiers::run(&cli.global),
         Command::Index(args) => index::run(&cli.global, args),
         Command::Runs(args) => runs::run(&cli.global, args),
+        Command::Diff(args) => diff::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::LintReport(args) => lint_report::run(&cli.global, args),
         Command::McpServe(args) => mcp_serve::run(&cli.global, args),

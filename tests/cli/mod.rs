@@ -8,6 +8,7 @@ mod corpus_index;
 mod corpus_loading;
 mod custom_tools;
 mod dense;
+mod diff;
 mod endings;
 mod follow_up;
 mod instructions;

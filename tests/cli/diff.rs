@@ -1,0 +1,156 @@
+//! `dra diff`: two offline runs of one question over two versions of a
+//! corpus (a price cut; a funding page re-dated and reworded with the same
+//! amount), compared by sub-question with normalised values.
+
+use std::path::{Path, PathBuf};
+
+use super::common::TestHome;
+
+const QUESTION: &str =
+    "What does Corvane Freight charge per pallet, and how much funding has it raised?";
+
+fn corpus(root: &Path, name: &str, price: &str, funding: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("pricing.md"),
+        format!("# Corvane Freight pricing\n\nCorvane Freight charges {price} per pallet per month for cold storage in Pune.\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("funding.md"), funding).unwrap();
+    dir
+}
+
+/// Runs the question over `corpus`; returns the new run's directory.
+fn ask(home: &TestHome, corpus: &Path) -> PathBuf {
+    let before: Vec<PathBuf> = runs(home);
+    home.dra()
+        .arg("--runs-dir")
+        .arg(home.runs())
+        .args(["-q", "ask", "--no-memory", "--corpus"])
+        .arg(corpus)
+        .arg(QUESTION)
+        .assert()
+        .success();
+    runs(home)
+        .into_iter()
+        .find(|d| !before.contains(d))
+        .unwrap()
+}
+
+fn runs(home: &TestHome) -> Vec<PathBuf> {
+    std::fs::read_dir(home.runs())
+        .map(|rd| rd.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default()
+}
+
+fn diff(home: &TestHome, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = home
+        .dra()
+        .arg("--runs-dir")
+        .arg(home.runs())
+        .arg("diff")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_price_cut_is_a_change_and_a_reworded_amount_is_not() {
+    let home = TestHome::new();
+    let v1 = corpus(
+        home.dir.path(),
+        "v1",
+        "INR 900",
+        "# Corvane Freight raises Series A\n\nCorvane Freight raised a Series A round of $12 million in March 2025 from Western Ghats Ventures.\n",
+    );
+    let v2 = corpus(
+        home.dir.path(),
+        "v2",
+        "INR 750",
+        "# Corvane Freight raises Series A\n\nUpdated 30 November 2026.\n\nCorvane Freight raised a Series A round of US$12M in March 2025 from Western Ghats Ventures.\n",
+    );
+    let a = ask(&home, &v1);
+    // Run directories are named by the second they start in.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let b = ask(&home, &v2);
+    let (a_s, b_s) = (a.to_str().unwrap(), b.to_str().unwrap());
+
+    let (code, out, _) = diff(&home, &["--json", a_s, b_s]);
+    assert_eq!(code, Some(0), "without --exit-code a change is no failure");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["changed"], true);
+    let fields = v["fields"].as_array().unwrap();
+    let kinds: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|f| (f["kind"].as_str().unwrap(), f["label"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("changed", "What does Corvane Freight charge per pallet"),
+            ("unchanged", "How much funding has Corvane Freight raised"),
+        ],
+        "{out}"
+    );
+    assert!(
+        fields[0]["before"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("INR 900")
+    );
+    assert!(
+        fields[0]["after"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("INR 750")
+    );
+    assert!(
+        fields[0]["after"]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("v2/pricing.md")
+    );
+
+    // Human output: Markdown, also written as the newer run's changes.md.
+    let (code, out, err) = diff(&home, &["--exit-code", a_s, b_s]);
+    assert_eq!(code, Some(9), "{err}");
+    assert!(out.contains("(changed):"), "{out}");
+    assert!(out.contains("INR 900") && out.contains("INR 750"), "{out}");
+    assert_eq!(std::fs::read_to_string(b.join("changes.md")).unwrap(), out);
+
+    // The latest two runs of the question, by --last.
+    let (code, out, _) = diff(&home, &["--last", "--exit-code"]);
+    assert_eq!(code, Some(9));
+    assert!(
+        out.contains("INR 900 per pallet") && out.contains("→"),
+        "{out}"
+    );
+
+    // A run against itself: nothing changed, exit 0 with --exit-code.
+    let (code, out, _) = diff(&home, &["--exit-code", b_s, b_s]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("Nothing the sources say has changed."),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_run_names_are_usage_errors_that_say_what_to_do() {
+    let home = TestHome::new();
+    let (code, _, err) = diff(&home, &["nope", "nada"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("nope"), "{err}");
+    let (code, _, err) = diff(&home, &["--last"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no runs") && err.contains("dra ask"), "{err}");
+    let (code, _, err) = diff(&home, &["--last", "3"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--last 2"), "{err}");
+}

@@ -127,7 +127,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__ask)
-            opts="-q -v -h --question-file --continue --skill --corpus --source-type --web --mcp --entity --domain --country --city --industry --exclude --tier --offline --base-url --domain-prompt --no-memory --require-tool-call --max-usd --deadline --max-tool-calls --max-parallel --no-clarify --no-input --answers --json --color --quiet --verbose --runs-dir --config --help"
+            opts="-q -v -h --question-file --continue --skill --since --exit-code --corpus --source-type --web --mcp --entity --domain --country --city --industry --exclude --tier --offline --base-url --domain-prompt --no-memory --require-tool-call --max-usd --deadline --max-tool-calls --max-parallel --no-clarify --no-input --answers --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -142,6 +142,10 @@ _dra() {
                     return 0
                     ;;
                 --skill)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -50,6 +50,7 @@ complete -c dra -n "__fish_dra_needs_command" -f -a "help" -d 'Print this messag
 complete -c dra -n "__fish_dra_using_subcommand ask" -l question-file -d 'Read the research question from a file' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l continue -d 'Follow up a finished run: a new turn on its thread that reuses the pages it read, sees what it asked and answered, and keeps its subject and corpus unless the question or flags name others. RUN is its id, a unique prefix, its directory, or `last`' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l skill -d 'Follow this skill of yours (a folder of DRA_SKILLS_DIR): it is read before planning, whether or not its description fits the question' -r
+complete -c dra -n "__fish_dra_using_subcommand ask" -l since -d 'Compare with an earlier run (its id, a unique prefix, its directory, or `last`): fresh research, then what changed since opens the report and is written to changes.md (as `dra diff`)' -r
 complete -c dra -n "__fish_dra_using_subcommand ask" -l corpus -d 'Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l source-type -d 'The source type of corpus files that declare none (e.g. official for your own documentation; default: other) [env: DRA_CORPUS_SOURCE_TYPE]' -r -f -a "regulator\t''
 official\t''
@@ -79,6 +80,7 @@ always\t''
 never\t''"
 complete -c dra -n "__fish_dra_using_subcommand ask" -l runs-dir -d 'Where runs are written [env: DRA_RUNS_DIR]' -r -F
 complete -c dra -n "__fish_dra_using_subcommand ask" -l config -d 'Config file (default: dra/config.toml in the platform config dir)' -r -F
+complete -c dra -n "__fish_dra_using_subcommand ask" -l exit-code -d 'With --since: exit 9 when an answer changed, appeared or was retracted, 0 when none did (a failed run keeps its own code)'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l web -d 'Research the web with the configured search backend, even offline (online runs without --corpus always do)'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l offline -d 'Use the offline extractive model even when an API key is set'
 complete -c dra -n "__fish_dra_using_subcommand ask" -l no-memory -d 'Neither read nor write the lessons learnt across runs [env: DRA_MEMORY=false]'

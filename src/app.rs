@@ -68,6 +68,8 @@ pub struct RunInputs {
     pub mcp_flags: Vec<String>,
     /// The skill the user chose for the run (`--skill`), read before planning.
     pub skill: Option<String>,
+    /// The earlier run this one is compared with (`--since`): its directory.
+    pub since: Option<PathBuf>,
     /// Answers for the run's clarifications (`--answers`), one set per
     /// clarification, in question order.
     pub answers: Vec<Vec<String>>,
@@ -502,6 +504,8 @@ struct RecordedInputs {
     mcp_flags: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     skill: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    since: Option<PathBuf>,
 }
 
 /// An existing run to continue.
@@ -594,6 +598,7 @@ fn prepare_in(
         continues: inputs.continues.clone(),
         mcp_flags: inputs.mcp_flags.clone(),
         skill: inputs.skill.clone(),
+        since: inputs.since.clone(),
     })
     .unwrap_or_default();
     let (run_dir, header, resume, lock) = match existing {
@@ -637,6 +642,7 @@ fn prepare_in(
         },
         answers: inputs.answers.clone(),
         inputs: recorded,
+        since: inputs.since.clone(),
         resume,
         lock: Some(lock),
         started,
@@ -820,6 +826,7 @@ pub fn prepare_resume(
             continues: recorded.continues,
             mcp_flags: recorded.mcp_flags,
             skill: recorded.skill,
+            since: recorded.since,
             answers: if answers.is_empty() {
                 Vec::new()
             } else {

@@ -172,6 +172,60 @@ pub fn between(from: &Path, to: &Path) -> Result<Changes, ChangesError> {
     Ok(compare(a, b))
 }
 
+/// Compares the run in `from` with a run still being finished: its
+/// identity, merged fields and source urls as the engine holds them.
+pub fn against(
+    from: &Path,
+    to: RunRef,
+    fields: &[MergedField],
+    sources: BTreeSet<String>,
+) -> Result<Changes, ChangesError> {
+    let a = read_side(from)?;
+    let b = Side {
+        run: to,
+        fields: fields.to_vec(),
+        sources,
+    };
+    Ok(compare(a, b))
+}
+
+/// The section a `--since` run's report opens with: each change in a line,
+/// values and dates only (the report links only to its own sources; the
+/// quotes and links of both runs are in changes.md).
+pub fn report_section(c: &Changes) -> String {
+    let mut out = opening(c, "##", " (details and sources of both runs in changes.md)");
+    if !c.any() {
+        return out;
+    }
+    out.push('\n');
+    let date = |s: &Stated| s.as_of.as_deref().map(day).unwrap_or("undated").to_string();
+    for f in c.fields.iter().filter(|f| f.kind != ChangeKind::Unchanged) {
+        let line = match (&f.before, &f.after) {
+            (Some(b), Some(a)) => format!(
+                "{} (as of {}) → {} (as of {})",
+                b.value,
+                date(b),
+                a.value,
+                date(a)
+            ),
+            (None, Some(a)) => format!("{} (as of {})", a.value, date(a)),
+            (Some(b), None) => format!("{} is no longer supported by any source read", b.value),
+            (None, None) => String::new(),
+        };
+        out.push_str(&format!("- **{}** ({}): {line}\n", f.label, f.kind.word()));
+    }
+    out
+}
+
+/// `report` with `section` placed after its title and question, before
+/// its first section.
+pub fn open_report_with(report: &str, section: &str) -> String {
+    match report.find("\n## ") {
+        Some(i) => format!("{}{}\n{}", &report[..=i], section, &report[i + 1..]),
+        None => format!("{}\n\n{section}", report.trim_end()),
+    }
+}
+
 /// A sub-question's identity: its words, lowercase, in order.
 fn identity(f: &MergedField) -> String {
     let text = if f.label.is_empty() { &f.key } else { &f.label };
@@ -292,22 +346,28 @@ fn stated_line(s: &Stated) -> String {
     format!("\"{}\" ({}, as of {date})", s.quote.trim(), s.url)
 }
 
-/// The changes as Markdown: changes.md, and the section a `--since` run's
-/// report opens with (`heading` sets its level: "#" or "##").
-pub fn markdown(c: &Changes, heading: &str) -> String {
+/// The heading, the counts (`note` after them) and, when nothing moved,
+/// the line that says so.
+fn opening(c: &Changes, heading: &str, note: &str) -> String {
     let since = c.from.started.as_deref().map(day).unwrap_or("the last run");
-    let mut out = format!("{heading} Changes since {since}\n\n");
-    out.push_str(&format!(
-        "Compared with run {} ({since}): {} changed, {} new, {} retracted, {} unchanged.\n",
+    let mut out = format!(
+        "{heading} Changes since {since}\n\nCompared with run {} ({since}): {} changed, {} new, {} retracted, {} unchanged{note}.\n",
         c.from.id,
         c.count(ChangeKind::Changed),
         c.count(ChangeKind::New),
         c.count(ChangeKind::Retracted),
         c.count(ChangeKind::Unchanged),
-    ));
+    );
     if !c.any() {
         out.push_str("\nNothing the sources say has changed.\n");
     }
+    out
+}
+
+/// The changes as Markdown (changes.md, and `dra diff`'s output), with
+/// each value's quote, source and date.
+pub fn markdown(c: &Changes) -> String {
+    let mut out = opening(c, "#", "");
     for f in c.fields.iter().filter(|f| f.kind != ChangeKind::Unchanged) {
         out.push_str(&format!("\n- **{}** ({})", f.label, f.kind.word()));
         match (&f.before, &f.after) {

@@ -142,7 +142,7 @@ fn values_that_normalise_alike_are_unchanged_and_others_are_changes() {
         ["https://a.example/2", "https://a.example/3"]
     );
     assert_eq!(c.from.id, "aaaaaaaa");
-    let md = markdown(&c, "#");
+    let md = markdown(&c);
     assert!(md.starts_with("# Changes since 2026-11-01\n"), "{md}");
     assert!(md.contains("**Who is the CEO of Acme?** (changed): Arjun Pillai → Kavya Menon"));
     assert!(md.contains("1 retracted, 1 unchanged"));
@@ -175,7 +175,7 @@ fn the_same_answers_from_other_pages_are_no_change() {
     );
     let c = between(&a, &b).unwrap();
     assert!(!c.any(), "{c:?}");
-    assert!(markdown(&c, "##").contains("Nothing the sources say has changed."));
+    assert!(markdown(&c).contains("Nothing the sources say has changed."));
 }
 
 #[test]

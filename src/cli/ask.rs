@@ -67,6 +67,15 @@ pub struct AskArgs {
     /// before planning, whether or not its description fits the question.
     #[arg(help_heading = "Question", long, value_name = "NAME")]
     pub skill: Option<String>,
+    /// Compare with an earlier run (its id, a unique prefix, its directory,
+    /// or `last`): fresh research, then what changed since opens the report
+    /// and is written to changes.md (as `dra diff`).
+    #[arg(help_heading = "Question", long, value_name = "RUN")]
+    pub since: Option<String>,
+    /// With --since: exit 9 when an answer changed, appeared or was
+    /// retracted, 0 when none did (a failed run keeps its own code).
+    #[arg(help_heading = "Question", long, requires = "since")]
+    pub exit_code: bool,
     /// Research a local corpus instead of the web: a JSON corpus file or a folder of .md/.txt/.html files.
     #[arg(help_heading = "Sources", long, value_name = "PATH")]
     pub corpus: Option<PathBuf>,
@@ -233,6 +242,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
         })
         .transpose()
         .map_err(|e| CliError::Usage(anyhow::anyhow!("--continue: {e}")))?;
+    let since = since_run(&settings, args)?;
     let prepared = app::prepare(
         &settings,
         config.redacted(),
@@ -248,6 +258,7 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
             corpus_progress: corpus_progress(g),
             mcp_flags: args.mcp.clone(),
             skill: args.skill.clone(),
+            since: since.clone(),
             continues,
             answers: answers.into_iter().collect(),
             // On a terminal, questions are asked here and the run goes on.
@@ -257,10 +268,42 @@ pub fn run(g: &GlobalArgs, args: &AskArgs) -> CliResult {
     .map_err(setup_error)?;
     print_notes(g, &prepared.notes);
     let runtime = runtime()?;
+    let new_run = prepared.engine.run_dir.path().to_path_buf();
     let outcome = runtime.block_on(drive(g, prepared.engine, prepared.request));
     // After a second signal nothing is waited for (the record is closed).
     runtime.shutdown_background();
-    outcome
+    match (outcome, &since) {
+        (Ok(Exit::Ok), Some(earlier)) if args.exit_code => {
+            Ok(match crate::changes::between(earlier, &new_run) {
+                Ok(c) if c.any() => Exit::Changed,
+                _ => Exit::Ok,
+            })
+        }
+        (outcome, _) => outcome,
+    }
+}
+
+/// The earlier run `--since` names: it must have finished with its
+/// evidence merged, or there is nothing to compare with.
+fn since_run(
+    settings: &crate::config::Settings,
+    args: &AskArgs,
+) -> Result<Option<PathBuf>, CliError> {
+    let Some(spec) = args.since.as_deref() else {
+        return Ok(None);
+    };
+    let dir = crate::store::checkpoint::find_run(
+        &settings.runs_dir,
+        (spec.trim() != "last").then_some(spec),
+    )
+    .map_err(|e| CliError::Usage(anyhow::anyhow!("--since: {e}")))?;
+    if !dir.join("evidence.json").is_file() {
+        return Err(CliError::Usage(anyhow::anyhow!(
+            "--since: run {} has no evidence.json (it has not finished): finish it with `dra resume`, or compare with another run",
+            dir.display()
+        )));
+    }
+    Ok(Some(dir))
 }
 
 /// The question as asked: the argument, standard input (`-`) or a file.

@@ -46,7 +46,7 @@ pub fn run(g: &GlobalArgs, args: &DiffArgs) -> CliResult {
         }
     };
     let c = changes::between(&from, &to).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))?;
-    let md = changes::markdown(&c, "#");
+    let md = changes::markdown(&c);
     let path = args.output.clone().unwrap_or_else(|| to.join("changes.md"));
     crate::store::write_atomic(&path, md.as_bytes())
         .map_err(|e| CliError::Failure(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;

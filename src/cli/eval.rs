@@ -481,6 +481,7 @@ pub fn run(g: &GlobalArgs, args: &EvalArgs) -> CliResult {
                 continues: None,
                 mcp_flags: Vec::new(),
                 skill: None,
+                since: None,
                 answers: Vec::new(),
                 answers_in_process: false,
             },

@@ -23,6 +23,7 @@ pub mod reach;
 pub mod recorded;
 pub mod replay;
 pub mod search_listing;
+mod since;
 pub mod spotlight;
 pub mod subresearcher;
 pub mod thread;
@@ -69,6 +70,10 @@ pub struct EngineConfig {
     /// How the run was asked, as the composition root understood it: the
     /// run's first record, read back by `dra resume`.
     pub inputs: serde_json::Value,
+    /// The earlier run this one is compared with (`dra ask --since`): its
+    /// directory. The report opens with what changed since, and the run
+    /// writes changes.md.
+    pub since: Option<std::path::PathBuf>,
     /// Set when this continues an earlier run (`dra resume`).
     pub resume: Option<Resume>,
     /// The run directory's lock, held until the run's files are synced.
@@ -121,6 +126,7 @@ impl EngineConfig {
             clarify: clarifier::ClarifyMode::Stop,
             answers: Vec::new(),
             inputs: serde_json::json!({}),
+            since: None,
             resume: None,
             lock: None,
             started: std::time::Instant::now(),

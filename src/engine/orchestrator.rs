@@ -281,7 +281,8 @@ async fn run_one(
     announce(ctx, config, request, memory_problem);
     let unclear = screen_question(ctx, config, request);
     let end = research(ctx, config, request, unclear.is_some()).await;
-    let d = super::deliver::deliver(ctx, config, request, unclear, end);
+    let mut d = super::deliver::deliver(ctx, config, request, unclear, end);
+    super::since::compare(ctx, config, &mut d);
 
     let write_error = write_run_files(ctx, run_dir, &d.report, &d.merged, &d.copies, &d.pages);
     let written = write_error

@@ -356,6 +356,7 @@ impl DraServer {
             continues: None,
             mcp_flags: Vec::new(),
             skill: None,
+            since: None,
             // Answers to the questions the same question's report asked.
             answers: if args.answers.is_empty() {
                 Vec::new()

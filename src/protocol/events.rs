@@ -183,6 +183,18 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         report_path: Option<String>,
     },
+    /// A `--since` run compared with the earlier run (before `report`):
+    /// how many sub-questions changed, are new, were retracted or stayed,
+    /// and where changes.md was written (absent when it could not be).
+    Changes {
+        since_run: String,
+        changed: usize,
+        new: usize,
+        retracted: usize,
+        unchanged: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        changes_path: Option<String>,
+    },
     /// Once the report is final: each accepted source's reading-order
     /// number (as in `source` events and rows) with its number in the
     /// report and sources.json, or `null` when the report does not cite it.
@@ -495,6 +507,7 @@ impl EventBody {
             EventBody::Warning { .. } => "warning",
             EventBody::Retry { .. } => "retry",
             EventBody::Report { .. } => "report",
+            EventBody::Changes { .. } => "changes",
             EventBody::Sources { .. } => "sources",
             EventBody::Usage { .. } => "usage",
             EventBody::Status(_) => "status",

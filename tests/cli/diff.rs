@@ -154,3 +154,75 @@ fn bad_run_names_are_usage_errors_that_say_what_to_do() {
     assert_eq!(code, Some(2));
     assert!(err.contains("--last 2"), "{err}");
 }
+
+#[test]
+fn ask_since_opens_the_report_with_what_changed_and_says_so_by_exit_code() {
+    let home = TestHome::new();
+    let funding = "# Corvane Freight raises Series A\n\nCorvane Freight raised a Series A round of $12 million in March 2025 from Western Ghats Ventures.\n";
+    let v1 = corpus(home.dir.path(), "v1", "INR 900", funding);
+    let v2 = corpus(home.dir.path(), "v2", "INR 750", funding);
+    let a = ask(&home, &v1);
+    let since = |corpus: &Path| {
+        home.dra()
+            .arg("--runs-dir")
+            .arg(home.runs())
+            .args(["--json", "ask", "--no-memory", "--exit-code", "--since"])
+            .arg(&a)
+            .arg("--corpus")
+            .arg(corpus)
+            .arg(QUESTION)
+            .output()
+            .unwrap()
+    };
+    let out = since(&v2);
+    assert_eq!(out.status.code(), Some(9));
+    let events = super::common::parse_events(&String::from_utf8_lossy(&out.stdout));
+    let changes: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            dra::protocol::EventBody::Changes {
+                changed,
+                changes_path,
+                ..
+            } => Some((*changed, changes_path.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].0, 1);
+    let dir = PathBuf::from(changes[0].1.clone().unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let opening = report.split("## Answer").next().unwrap();
+    assert!(opening.contains("## Changes since "), "{report}");
+    assert!(
+        opening.contains("INR 900") && opening.contains("INR 750"),
+        "{report}"
+    );
+    // The report links only to its own sources: the earlier run's are in changes.md.
+    assert!(!report.contains("v1/pricing.md"), "{report}");
+    assert!(
+        std::fs::read_to_string(dir.join("changes.md"))
+            .unwrap()
+            .contains("v1/pricing.md")
+    );
+
+    // The same corpus again: nothing changed, exit 0.
+    let out = since(&v1);
+    assert_eq!(out.status.code(), Some(0));
+
+    // A run that is not there is a usage error before anything is spent.
+    let out = home
+        .dra()
+        .arg("--runs-dir")
+        .arg(home.runs())
+        .args(["ask", "--no-memory", "--since", "ffffffff", "--corpus"])
+        .arg(&v1)
+        .arg(QUESTION)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--since"));
+}

@@ -211,6 +211,15 @@ impl Human {
                 "resumed after event {after_seq}: {recorded_model_calls} recorded model call(s) to replay"
             )),
             EventBody::Skill { name, .. } => self.show_skill(name),
+            EventBody::Changes {
+                since_run,
+                changed,
+                new,
+                retracted,
+                ..
+            } => self.line(&format!(
+                "since run {since_run}: {changed} changed, {new} new, {retracted} retracted (changes.md)"
+            )),
             EventBody::McpCall { .. }
             | EventBody::McpResult { .. }
             | EventBody::Evidence { .. }

@@ -345,6 +345,43 @@ pub fn terms_of(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// A common word of the question that no sentence read uses ("funding"
+/// beside "raised a Series A round of $12 million") is the asker's
+/// vocabulary, not the sources': at the rarest weight it would outweigh
+/// every word the sources share with the question. It weighs as the mean
+/// of the words they do use. Names and numbers keep their weight: a name
+/// or a year no source mentions is what tells that nothing read is about
+/// the question.
+fn unheard_words_weigh_as_the_rest(
+    weights: &mut HashMap<String, f64>,
+    df: &HashMap<&str, usize>,
+    question: &str,
+) {
+    let named: BTreeSet<String> = question_names(question)
+        .iter()
+        .flat_map(|n| terms_of(n))
+        .collect();
+    let heard: Vec<f64> = weights
+        .iter()
+        .filter(|(t, _)| df.get(t.as_str()).copied().unwrap_or(0) > 0)
+        .map(|(_, w)| *w)
+        .collect();
+    if heard.is_empty() {
+        return;
+    }
+    let mean = heard.iter().sum::<f64>() / heard.len() as f64;
+    for (t, w) in weights.iter_mut() {
+        let unheard = df.get(t.as_str()).copied().unwrap_or(0) == 0;
+        let common = !named.contains(t)
+            && !t.chars().any(|c| c.is_ascii_digit())
+            && !is_identifier(t)
+            && !t.chars().any(cjk::is_cjk);
+        if unheard && common {
+            *w = w.min(mean);
+        }
+    }
+}
+
 impl Terms {
     /// Weights for the terms of `question` over the sentences read.
     fn new(question: &str, bags: &Bags) -> Self {
@@ -363,7 +400,7 @@ impl Terms {
         // ("港和" in "香港和澳门"), and so does one rarer than the pairs on
         // both sides of it: artefacts of segmenting, not terms.
         let seams = cjk::seams(question, &|b| df.get(b).copied());
-        let weights: HashMap<String, f64> = q
+        let mut weights: HashMap<String, f64> = q
             .iter()
             .filter(|t| !(t.chars().any(cjk::is_cjk) && df.get(t.as_str()) == Some(&0)))
             .filter(|t| !seams.contains(t))
@@ -372,6 +409,7 @@ impl Terms {
                 (t.clone(), (1.0 + (n as f64 + 1.0) / (d + 1.0)).ln())
             })
             .collect();
+        unheard_words_weigh_as_the_rest(&mut weights, &df, question);
         let groups: Vec<Vec<String>> = question_names(question)
             .iter()
             .map(|n| {

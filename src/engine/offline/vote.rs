@@ -49,10 +49,17 @@ const RIVALS: usize = 3;
 /// Kavya Menon (chief executive), Meera Nair (chief product officer)"): a
 /// name beside the answer's is a rival only in a sentence that names who
 /// held the role before ("replacing co-founder Arjun Pillai").
+/// The subject's own words ("Corvane Freight") are in every sentence of
+/// its pages: a sentence naming only them beside a name ("Corvane Freight
+/// raised a round from Western Ghats Ventures") is no rival to its chief
+/// executive. When the question's words the best sentence names are only
+/// the subject's, a rival shares a word of the best sentence beyond the
+/// subject and the answer ("chief executive officer").
 fn rivals_of<'a>(
     voted: &'a answer::vote::Voted,
     passages: &[Passage<'_>],
     question: &str,
+    entity: &str,
 ) -> Vec<(&'a answer::vote::Support, String)> {
     let ballots = &voted.ballots;
     let Some((best, others)) = ballots.split_first() else {
@@ -62,12 +69,36 @@ fn rivals_of<'a>(
     let terms_of = |s: &answer::vote::Support| {
         answer::vote::terms_of(passages[s.passage].sentences[s.sentence])
     };
-    let asked = answer::vote::terms_of(question);
+    let subject = answer::vote::terms_of(entity);
+    let asked: BTreeSet<String> = answer::vote::terms_of(question)
+        .difference(&subject)
+        .cloned()
+        .collect();
     let required: BTreeSet<String> = best
         .supports
         .first()
         .map(|s| terms_of(s).intersection(&asked).cloned().collect())
         .unwrap_or_default();
+    // The best sentence's own words beyond the subject and the answer.
+    let context: BTreeSet<String> = best
+        .supports
+        .first()
+        .map(|s| {
+            let value = answer::vote::terms_of(&best.value);
+            terms_of(s)
+                .into_iter()
+                .filter(|t| !subject.contains(t) && !value.contains(t))
+                .collect()
+        })
+        .unwrap_or_default();
+    let about = |s: &answer::vote::Support| {
+        let terms = terms_of(s);
+        if required.is_empty() {
+            !subject.is_empty() && terms.intersection(&context).next().is_some()
+        } else {
+            terms.is_superset(&required)
+        }
+    };
     let in_answer = |s: &answer::vote::Support| {
         let sentence = passages[s.passage].sentences[s.sentence];
         (!voted.answer_type.is_name() || answer::vote::names_a_predecessor(sentence))
@@ -80,8 +111,7 @@ fn rivals_of<'a>(
     for b in others {
         let rival = b.supports.iter().find(|s| in_answer(s)).or_else(|| {
             b.supports.iter().find(|s| {
-                !required.is_empty()
-                    && terms_of(s).is_superset(&required)
+                about(s)
                     && !(voted.answer_type.is_name()
                         && answer::vote::names_another_subject(
                             question,
@@ -194,7 +224,7 @@ pub(super) fn pick(
                 .take(SUPPORTS)
                 .map(|s| candidate(s.passage, s.sentence, s.weight))
                 .collect();
-            let rivals = rivals_of(&v, &passages, aspect)
+            let rivals = rivals_of(&v, &passages, aspect, entity)
                 .into_iter()
                 .map(|(s, value)| (candidate(s.passage, s.sentence, s.weight), value))
                 .take(RIVALS)
@@ -235,6 +265,67 @@ mod tests {
             source_type: "other".into(),
             ..Default::default()
         }
+    }
+
+    /// A Markdown page as a folder corpus reads it: its heading, then its text.
+    fn titled(title: &str, text: &str) -> PageRead {
+        PageRead {
+            title: title.into(),
+            ..page(&format!("# {title}\n\n{text}"))
+        }
+    }
+
+    fn corvane() -> (Vec<String>, BTreeMap<String, PageRead>) {
+        let pages = BTreeMap::from([
+            (
+                "lead".to_string(),
+                titled(
+                    "Corvane Freight leadership",
+                    "Corvane Freight is a cold-chain logistics company based in Pune, India.\n\nIshaan Rao is the chief executive officer of Corvane Freight. He has led the company since 2021.",
+                ),
+            ),
+            (
+                "fund".to_string(),
+                titled(
+                    "Corvane Freight raises Series A",
+                    "Corvane Freight raised a Series A round of $12 million in March 2025 from Western Ghats Ventures.",
+                ),
+            ),
+            (
+                "price".to_string(),
+                titled(
+                    "Corvane Freight pricing",
+                    "Corvane Freight charges INR 900 per pallet per month for cold storage in Pune.",
+                ),
+            ),
+        ]);
+        let order = ["fund", "price", "lead"].map(String::from).to_vec();
+        (order, pages)
+    }
+
+    #[test]
+    fn a_name_beside_only_the_subjects_name_is_no_rival_answer() {
+        let (order, pages) = corvane();
+        let q = "Who is the CEO of Corvane Freight?";
+        let picked = pick(q, q, "Corvane Freight", &order, &pages).expect("a name question");
+        assert_eq!(picked.value.as_deref(), Some("Ishaan Rao"));
+        // The investor and the currency share only the company's name with
+        // the question: other facts, not rival chief executives.
+        assert!(
+            picked.rivals.is_empty(),
+            "{:?}",
+            picked.rivals.iter().map(|(_, v)| v).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_question_word_no_source_uses_does_not_hide_the_answer() {
+        // No page says "funding": the sources say "raised a Series A round".
+        let (order, pages) = corvane();
+        let q = "How much funding has Corvane Freight raised?";
+        let picked = pick(q, q, "Corvane Freight", &order, &pages).expect("an amount question");
+        assert!(picked.answered);
+        assert_eq!(picked.value.as_deref(), Some("$12 million"));
     }
 
     #[test]

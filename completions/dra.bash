@@ -55,6 +55,9 @@ _dra() {
             dra,tiers)
                 cmd="dra__subcmd__tiers"
                 ;;
+            dra,watch)
+                cmd="dra__subcmd__watch"
+                ;;
             dra__subcmd__help,ask)
                 cmd="dra__subcmd__help__subcmd__ask"
                 ;;
@@ -94,6 +97,9 @@ _dra() {
             dra__subcmd__help,tiers)
                 cmd="dra__subcmd__help__subcmd__tiers"
                 ;;
+            dra__subcmd__help,watch)
+                cmd="dra__subcmd__help__subcmd__watch"
+                ;;
             *)
                 ;;
         esac
@@ -101,7 +107,7 @@ _dra() {
 
     case "${cmd}" in
         dra)
-            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers index runs diff eval lint-report mcp-serve completions man help"
+            opts="-q -v -h -V --json --color --quiet --verbose --runs-dir --config --help --version ask resume doctor tiers index runs diff watch eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,7 +366,7 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help)
-            opts="ask resume doctor tiers index runs diff eval lint-report mcp-serve completions man help"
+            opts="ask resume doctor tiers index runs diff watch eval lint-report mcp-serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,6 +548,20 @@ _dra() {
             return 0
             ;;
         dra__subcmd__help__subcmd__tiers)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -808,6 +828,32 @@ _dra() {
             ;;
         dra__subcmd__tiers)
             opts="-q -v -h --json --color --quiet --verbose --runs-dir --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --runs-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dra__subcmd__watch)
+            opts="-q -v -h --once --exit-code --json --color --quiet --verbose --runs-dir --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -20,6 +20,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 use super::spans::{Key, Span, SpanContext, spans};
 use super::{AnswerType, cjk, mention, release};
+use crate::evidence::values::PREDECESSOR_WORDS;
 
 /// A share of the question's weighted terms that a sentence must cover,
 /// with its neighbours, for its value to answer the question.
@@ -349,9 +350,12 @@ pub fn terms_of(text: &str) -> BTreeSet<String> {
 /// beside "raised a Series A round of $12 million") is the asker's
 /// vocabulary, not the sources': at the rarest weight it would outweigh
 /// every word the sources share with the question. It weighs as the mean
-/// of the words they do use. Names and numbers keep their weight: a name
-/// or a year no source mentions is what tells that nothing read is about
-/// the question.
+/// of the words they do use. Only for a measured value (an amount, a
+/// date, a version), whose kind already narrows the answer: for a name the
+/// unheard word is the relation asked ("Who maintains X" over pages that
+/// never say who maintains it), and the sources do not say. Names and
+/// numbers keep their weight: a name or a year no source mentions is what
+/// tells that nothing read is about the question.
 fn unheard_words_weigh_as_the_rest(
     weights: &mut HashMap<String, f64>,
     df: &HashMap<&str, usize>,
@@ -383,8 +387,10 @@ fn unheard_words_weigh_as_the_rest(
 }
 
 impl Terms {
-    /// Weights for the terms of `question` over the sentences read.
-    fn new(question: &str, bags: &Bags) -> Self {
+    /// Weights for the terms of `question` over the sentences read; for a
+    /// question asking a measured value (`measured`), its common words no
+    /// source uses weigh as the rest ([`unheard_words_weigh_as_the_rest`]).
+    fn new(question: &str, bags: &Bags, measured: bool) -> Self {
         let q = terms_of(question);
         let mut df: HashMap<&str, usize> = q.iter().map(|t| (t.as_str(), 0)).collect();
         let mut n = 0usize;
@@ -409,7 +415,9 @@ impl Terms {
                 (t.clone(), (1.0 + (n as f64 + 1.0) / (d + 1.0)).ln())
             })
             .collect();
-        unheard_words_weigh_as_the_rest(&mut weights, &df, question);
+        if measured {
+            unheard_words_weigh_as_the_rest(&mut weights, &df, question);
+        }
         let groups: Vec<Vec<String>> = question_names(question)
             .iter()
             .map(|n| {
@@ -998,7 +1006,16 @@ fn coverages(
 /// The values the passages give for `question` of type `ty`.
 pub fn vote(question: &str, ty: AnswerType, passages: &[Passage<'_>]) -> Outcome {
     let read = Bags::of(passages);
-    let terms = Terms::new(question, &read);
+    let measured = matches!(
+        ty,
+        AnswerType::Money
+            | AnswerType::Percent
+            | AnswerType::Quantity
+            | AnswerType::Date
+            | AnswerType::Year
+            | AnswerType::Version
+    );
+    let terms = Terms::new(question, &read, measured);
     let texts: Vec<&str> = passages
         .iter()
         .flat_map(|p| p.sentences.iter().copied())
@@ -1104,23 +1121,6 @@ fn ended_factor(present: bool, ty: AnswerType, sentence: &str) -> f64 {
         1.0
     }
 }
-
-/// Words just before a name that make it the one who held a role before
-/// ("replacing co-founder Arjun Pillai", "the former chief executive").
-const PREDECESSOR_WORDS: &[&str] = &[
-    "replacing",
-    "replaced",
-    "replaces",
-    "succeeding",
-    "succeeded",
-    "succeeds",
-    "former",
-    "formerly",
-    "outgoing",
-    "predecessor",
-    "previous",
-    "ex",
-];
 
 /// How much a name counts that its sentence gives a role of another
 /// subject: "said Senthil Kumar, chief executive officer of Vanchi
@@ -1245,15 +1245,7 @@ fn predecessor_factor(ty: AnswerType, sentence: &str, start: usize) -> f64 {
     if !ty.is_name() {
         return 1.0;
     }
-    let before = sentence.get(..start).unwrap_or("");
-    let near: Vec<String> = before
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .rev()
-        .take(3)
-        .map(str::to_lowercase)
-        .collect();
-    if near.iter().any(|w| PREDECESSOR_WORDS.contains(&w.as_str())) {
+    if crate::evidence::values::follows_predecessor_word(sentence.get(..start).unwrap_or("")) {
         PREDECESSOR
     } else {
         1.0
@@ -1335,7 +1327,7 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
     let mut out: Vec<(usize, usize, f64)> = Vec::new();
     // The question as a whole is covered, or one of its parts is.
     let mut best_coverage: f64 = if parts.len() > 1 {
-        let whole = Terms::new(question, &read);
+        let whole = Terms::new(question, &read, false);
         coverages(question, &whole, passages, &read)
             .iter()
             .map(|s| s.2)
@@ -1345,7 +1337,7 @@ pub fn vote_parts(question: &str, passages: &[Passage<'_>]) -> Outcome {
     };
     let part_terms: Vec<BTreeSet<String>> = parts.iter().map(|p| terms_of(p)).collect();
     for (i, part) in parts.iter().enumerate() {
-        let terms = Terms::new(part, &read);
+        let terms = Terms::new(part, &read, false);
         let ty = super::expected(part);
         let mut scored = coverages(part, &terms, passages, &read);
         // Whether the part is covered at all is read before what singles it

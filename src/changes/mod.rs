@@ -226,6 +226,17 @@ pub fn open_report_with(report: &str, section: &str) -> String {
     }
 }
 
+/// A question's words, lowercase, in order: two runs ask the same question
+/// when these match (`None` for a question with no word).
+pub fn question_key(question: &str) -> Option<String> {
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
 /// A sub-question's identity: its words, lowercase, in order.
 fn identity(f: &MergedField) -> String {
     let text = if f.label.is_empty() { &f.key } else { &f.label };

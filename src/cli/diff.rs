@@ -76,15 +76,8 @@ fn find(runs_dir: &Path, spec: &str) -> Result<PathBuf, CliError> {
     find_run(runs_dir, Some(spec)).map_err(|e| CliError::Usage(anyhow::anyhow!("{e}")))
 }
 
-/// A question's words, lowercase: two runs ask the same question when these match.
 fn question_key(r: &RunInfo) -> Option<String> {
-    let q = r.question.as_deref()?;
-    let words: Vec<String> = q
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    (!words.is_empty()).then(|| words.join(" "))
+    changes::question_key(r.question.as_deref()?)
 }
 
 /// The newest run and the latest earlier run of the same question.

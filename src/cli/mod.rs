@@ -25,6 +25,7 @@ mod render;
 mod resume;
 mod runs;
 mod tiers;
+mod watch;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -102,6 +103,8 @@ pub enum Command {
     Runs(runs::RunsArgs),
     /// What changed between two runs of a question: new, changed and retracted answers, with sources (--exit-code: 9 on change).
     Diff(diff::DiffArgs),
+    /// Re-run every question of a file once (--once, for cron or CI), each compared with its previous run; one summary of what changed.
+    Watch(watch::WatchArgs),
     /// Run the cases of a gold set and print the evaluation metrics.
     Eval(eval::EvalArgs),
     /// Lint a report's citations (and scrub leaks) without running anything.
@@ -171,6 +174,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Index(args) => index::run(&cli.global, args),
         Command::Runs(args) => runs::run(&cli.global, args),
         Command::Diff(args) => diff::run(&cli.global, args),
+        Command::Watch(args) => watch::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::LintReport(args) => lint_report::run(&cli.global, args),
         Command::McpServe(args) => mcp_serve::run(&cli.global, args),

@@ -264,11 +264,18 @@ impl RunCtx {
         let copies = find_copies(&docs);
         let today = crate::evidence::score::parse_date(&self.today).unwrap_or_default();
         // The plan's aspects decide which claims are one field.
-        let aspects: Vec<String> = self.all_findings().into_iter().map(|f| f.aspect).collect();
+        let findings = self.all_findings();
+        let aspects: Vec<String> = findings.iter().map(|f| f.aspect.clone()).collect();
+        let answers = findings
+            .into_iter()
+            .filter_map(|f| Some((f.aspect, f.answer?)))
+            .collect();
         let fields = merge(
             &self.pages.evidence(),
             &copies.origin_of,
-            &MergeOptions::new(today, self.anchors.name.as_deref()).with_aspects(&aspects),
+            &MergeOptions::new(today, self.anchors.name.as_deref())
+                .with_aspects(&aspects)
+                .with_answers(answers),
         );
         (fields, copies)
     }

@@ -43,6 +43,11 @@ pub struct MergeOptions {
     /// The plan's aspects: each is a field of its own unless it maps to a
     /// field of the vocabulary no other aspect maps to (see [`FieldKeys`]).
     pub aspects: Vec<String>,
+    /// The answer each aspect's researcher gave (aspect -> value): of
+    /// values equally supported, the one it named is the best guess (two
+    /// values of one sentence, "$42 million in total after a Series B of
+    /// $30 million", are otherwise tied).
+    pub answers: HashMap<String, String>,
 }
 
 impl MergeOptions {
@@ -52,7 +57,13 @@ impl MergeOptions {
             entity: entity.map(str::to_string),
             threshold: DEFAULT_THRESHOLD,
             aspects: Vec::new(),
+            answers: HashMap::new(),
         }
+    }
+
+    pub fn with_answers(mut self, answers: HashMap<String, String>) -> MergeOptions {
+        self.answers = answers;
+        self
     }
 
     pub fn with_aspects<S: AsRef<str>>(mut self, aspects: &[S]) -> MergeOptions {
@@ -367,6 +378,7 @@ pub fn merge_field(
                 normalized: normalize_value(&item.claim.value),
                 date: support_date(item, opts.today),
                 superseded: values::says_superseded(&item.claim.value)
+                    || values::named_as_predecessor(&item.claim.snippet, &item.claim.value)
                     || (!values::is_sentence(&item.claim.value)
                         && values::clause_says_ended(
                             &item.claim.snippet,
@@ -440,10 +452,17 @@ pub fn merge_field(
             }
         })
         .collect();
+    // The value the researcher answered with, normalised.
+    let answered = items
+        .iter()
+        .find_map(|i| opts.answers.get(&i.claim.field))
+        .map(|a| normalize_value(a));
+    let is_answer = |e: &Evaluated| answered.as_deref() == Some(e.cluster.normalized.as_str());
     evaluated.sort_by(|a, b| {
         b.cluster
             .confidence
             .total_cmp(&a.cluster.confidence)
+            .then_with(|| is_answer(b).cmp(&is_answer(a)))
             .then_with(|| b.date.cmp(&a.date))
             .then_with(|| a.cluster.normalized.cmp(&b.cluster.normalized))
     });
@@ -565,8 +584,11 @@ fn resolve(field: Field, clusters: Vec<Evaluated>) -> MergedField {
         .filter(|&i| counts(&clusters[i]) && clusters[i].cluster.confidence >= STRONG)
         .collect();
     let (winner, outcome_if_clean) = if strong.is_empty() {
+        // The best guess is a value still holding: not one its own
+        // sentence says was replaced.
         let best = (0..clusters.len())
-            .find(|&i| counts(&clusters[i]))
+            .find(|&i| counts(&clusters[i]) && !clusters[i].superseded)
+            .or_else(|| (0..clusters.len()).find(|&i| counts(&clusters[i])))
             .unwrap_or(0);
         (best, Outcome::Unresolved)
     } else if field.time_sensitive() {
@@ -825,6 +847,56 @@ mod tests {
         let merged = merge(items, &HashMap::new(), &opts());
         assert_eq!(merged.len(), 1, "{merged:#?}");
         merged.into_iter().next().unwrap()
+    }
+
+    /// Two values of one sentence, equally supported.
+    fn one_sentence(field: &str, sentence: &str, values: [&str; 2]) -> Vec<EvidenceItem> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut it = item(
+                    &format!("e{i}"),
+                    field,
+                    v,
+                    "https://corvane.example/news",
+                    SourceType::Other,
+                    "2026-11-01",
+                    0.5,
+                );
+                it.claim.snippet = sentence.into();
+                it
+            })
+            .collect()
+    }
+
+    #[test]
+    fn of_two_names_in_one_sentence_the_one_it_says_was_replaced_is_not_the_best_guess() {
+        let items = one_sentence(
+            "Who is the CEO of Corvane Freight",
+            "Leela Das has been the chief executive officer of Corvane Freight since 1 November 2026, replacing Ishaan Rao.",
+            ["Ishaan Rao", "Leela Das"],
+        );
+        let m = merge(
+            &items,
+            &HashMap::new(),
+            &MergeOptions::new(day("2026-12-01"), Some("Corvane Freight")),
+        );
+        assert_eq!(m[0].value, "Leela Das", "{m:#?}");
+    }
+
+    #[test]
+    fn of_values_equally_supported_the_researchers_answer_is_the_best_guess() {
+        let field = "How much funding has Corvane Freight raised in total";
+        let items = one_sentence(
+            field,
+            "Corvane Freight has raised $42 million in total after a Series B round of $30 million in October 2026.",
+            ["$30 million", "$42 million"],
+        );
+        let opts = MergeOptions::new(day("2026-12-01"), Some("Corvane Freight"));
+        let answers = HashMap::from([(field.to_string(), "$42 million".to_string())]);
+        let m = merge(&items, &HashMap::new(), &opts.with_answers(answers));
+        assert_eq!(m[0].value, "$42 million", "{m:#?}");
     }
 
     #[test]

@@ -226,3 +226,152 @@ fn ask_since_opens_the_report_with_what_changed_and_says_so_by_exit_code() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--since"));
 }
+
+#[test]
+fn watch_once_reruns_each_question_and_alerts_only_on_change() {
+    let home = TestHome::new();
+    let funding = "# Corvane Freight raises Series A\n\nCorvane Freight raised a Series A round of $12 million in March 2025 from Western Ghats Ventures.\n";
+    let docs = corpus(home.dir.path(), "docs", "INR 900", funding);
+    let file = home.dir.path().join("watch.toml");
+    std::fs::write(
+        &file,
+        "[[question]]\nquestion = \"What does Corvane Freight charge per pallet?\"\ncorpus = \"docs\"\n\n[[question]]\nquestion = \"How much funding has Corvane Freight raised?\"\ncorpus = \"docs\"\n",
+    )
+    .unwrap();
+    let watch = || {
+        let out = home
+            .dra()
+            .arg("--runs-dir")
+            .arg(home.runs())
+            .args(["--json", "watch", "--once", "--exit-code"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+        (out.status.code(), v)
+    };
+    // First runs: nothing to compare with.
+    let (code, v) = watch();
+    assert_eq!(code, Some(0), "{v}");
+    assert!(
+        v["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|q| q["since_run"].is_null())
+    );
+    // The price is cut: one question moved, the other did not.
+    std::fs::write(
+        docs.join("pricing.md"),
+        "# Corvane Freight pricing\n\nCorvane Freight charges INR 750 per pallet per month for cold storage in Pune.\n",
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (code, v) = watch();
+    assert_eq!(code, Some(9), "{v}");
+    let qs = v["questions"].as_array().unwrap();
+    assert_eq!(qs[0]["changed"], 1, "{v}");
+    assert!(qs[0]["since_run"].is_string());
+    assert_eq!(qs[1]["changed"], 0);
+    assert_eq!(qs[1]["unchanged"], 1, "{v}");
+    let md = std::fs::read_to_string(qs[0]["changes_md"].as_str().unwrap()).unwrap();
+    assert!(md.contains("INR 900") && md.contains("INR 750"), "{md}");
+    // Nothing moved since: exit 0.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (code, v) = watch();
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["changed"], false);
+    // Without --once, dra says how to schedule it.
+    let out = home.dra().args(["watch"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cron"));
+}
+
+/// Copies `from` over `to` (replacing it): a folder corpus updated in place.
+fn replace_dir(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    for entry in walkdir_files(from) {
+        let rel = entry.strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, dest).unwrap();
+    }
+}
+
+fn walkdir_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The gold changes of tests/corpora/changes (v1 -> v2, the folder updated
+/// in place): a CEO replaced, a price cut, a licence revoked, a funding
+/// round added, a page deleted; a page only re-dated and an archived copy
+/// of the old price page re-published are no change.
+#[test]
+fn diff_finds_exactly_the_gold_changes_of_a_corpus_that_moved() {
+    let home = TestHome::new();
+    let root = super::common::repo_path("tests/corpora/changes");
+    let docs = home.dir.path().join("docs");
+    let question = "Who is the CEO of Corvane Freight, what does it charge per pallet, what is the status of its cold storage licence, and how much funding has it raised in total?";
+    let ask_q = || {
+        home.dra()
+            .arg("--runs-dir")
+            .arg(home.runs())
+            .args(["-q", "ask", "--no-memory", "--corpus"])
+            .arg(&docs)
+            .arg(question)
+            .assert()
+            .success();
+    };
+    replace_dir(&root.join("v1"), &docs);
+    ask_q();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    replace_dir(&root.join("v2"), &docs);
+    ask_q();
+    let (code, out, err) = diff(&home, &["--json", "--last", "--exit-code"]);
+    assert_eq!(code, Some(9), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let mut moved: Vec<(String, String, String)> = v["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let value = |side: &str| f[side]["value"].as_str().unwrap_or("").to_string();
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                value("before"),
+                value("after"),
+            )
+        })
+        .collect();
+    moved.sort();
+    let kinds: Vec<&str> = moved.iter().map(|m| m.0.as_str()).collect();
+    assert_eq!(kinds, ["changed"; 4], "{out}");
+    let has = |before: &str, after: &str| {
+        moved
+            .iter()
+            .any(|(_, b, a)| b.contains(before) && a.contains(after))
+    };
+    assert!(has("Ishaan Rao", "Leela Das"), "{out}");
+    assert!(has("INR 900", "INR 750"), "{out}");
+    assert!(has("active cold storage licence", "revoked"), "{out}");
+    assert!(has("$12 million", "$42 million"), "{out}");
+    // The deleted page is no longer read; the re-dated page and the
+    // archived copy change no answer.
+    let removed: Vec<&str> = v["sources_removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(removed.iter().any(|u| u.ends_with("/awards.md")), "{out}");
+}

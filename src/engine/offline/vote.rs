@@ -52,9 +52,10 @@ const RIVALS: usize = 3;
 /// The subject's own words ("Corvane Freight") are in every sentence of
 /// its pages: a sentence naming only them beside a name ("Corvane Freight
 /// raised a round from Western Ghats Ventures") is no rival to its chief
-/// executive. When the question's words the best sentence names are only
-/// the subject's, a rival shares a word of the best sentence beyond the
-/// subject and the answer ("chief executive officer").
+/// executive. A rival names what the best sentence names of the subject
+/// and of the question; when those are only the subject's words, it also
+/// shares a word of the best sentence beyond the subject and the answer
+/// ("chief executive officer").
 fn rivals_of<'a>(
     voted: &'a answer::vote::Voted,
     passages: &[Passage<'_>],
@@ -79,24 +80,42 @@ fn rivals_of<'a>(
         .first()
         .map(|s| terms_of(s).intersection(&asked).cloned().collect())
         .unwrap_or_default();
-    // The best sentence's own words beyond the subject and the answer.
+    // The best sentence's own words beyond the subject, the answer and its
+    // dates ("since 1 November 2026" says when, not what).
     let context: BTreeSet<String> = best
         .supports
         .first()
         .map(|s| {
             let value = answer::vote::terms_of(&best.value);
-            terms_of(s)
+            let undated: Vec<&str> = passages[s.passage].sentences[s.sentence]
+                .split_whitespace()
+                .filter(|w| {
+                    let w = w
+                        .trim_matches(|c: char| !c.is_alphanumeric())
+                        .to_lowercase();
+                    !w.chars().any(|c| c.is_ascii_digit()) && !crate::document::is_calendar_word(&w)
+                })
+                .collect();
+            answer::vote::terms_of(&undated.join(" "))
                 .into_iter()
                 .filter(|t| !subject.contains(t) && !value.contains(t))
                 .collect()
         })
         .unwrap_or_default();
+    // The subject's words the best sentence names, which a rival names too.
+    let named: BTreeSet<String> = best
+        .supports
+        .first()
+        .map(|s| terms_of(s).intersection(&subject).cloned().collect())
+        .unwrap_or_default();
     let about = |s: &answer::vote::Support| {
         let terms = terms_of(s);
         if required.is_empty() {
-            !subject.is_empty() && terms.intersection(&context).next().is_some()
+            !named.is_empty()
+                && terms.is_superset(&named)
+                && terms.intersection(&context).next().is_some()
         } else {
-            terms.is_superset(&required)
+            terms.is_superset(&required) && terms.is_superset(&named)
         }
     };
     let in_answer = |s: &answer::vote::Support| {

@@ -138,6 +138,18 @@ pub fn run(g: &GlobalArgs, args: &WatchArgs) -> CliResult {
     let base = args.file.parent().unwrap_or_else(|| Path::new("."));
     let watched = parse(&text, base)
         .map_err(|e| CliError::Usage(anyhow::anyhow!("{}: {e}", args.file.display())))?;
+    // Every corpus is checked before the first run is paid for.
+    if let Some(w) = watched
+        .iter()
+        .find(|w| w.corpus.as_ref().is_some_and(|c| !c.exists()))
+    {
+        return Err(CliError::Usage(anyhow::anyhow!(
+            "{}: \"{}\": no corpus at {} (corpus paths are relative to the watch file)",
+            args.file.display(),
+            w.question,
+            w.corpus.as_deref().unwrap_or(Path::new("")).display()
+        )));
+    }
     let config = super::resolve_config(g, Default::default())?;
     let settings = Settings::from_config(&config);
     let rt = runtime()?;

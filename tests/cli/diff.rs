@@ -282,6 +282,23 @@ fn watch_once_reruns_each_question_and_alerts_only_on_change() {
     let (code, v) = watch();
     assert_eq!(code, Some(0), "{v}");
     assert_eq!(v["changed"], false);
+    // A missing corpus is named before anything runs.
+    let bad = home.dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[question]]\nquestion = \"Q?\"\ncorpus = \"nowhere\"\n",
+    )
+    .unwrap();
+    let out = home
+        .dra()
+        .arg("--runs-dir")
+        .arg(home.runs())
+        .args(["watch", "--once"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere"));
     // Without --once, dra says how to schedule it.
     let out = home.dra().args(["watch"]).arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

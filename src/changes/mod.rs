@@ -259,9 +259,9 @@ fn stated(f: &MergedField) -> Stated {
             .then(a.reliability.total_cmp(&b.reliability))
     });
     Stated {
-        value: f.value.clone(),
-        quote: best.map(|s| s.snippet.clone()).unwrap_or_default(),
-        url: best.map(|s| s.url.clone()).unwrap_or_default(),
+        value: clean(&f.value),
+        quote: best.map(|s| clean(&s.snippet)).unwrap_or_default(),
+        url: best.map(|s| clean(&s.url)).unwrap_or_default(),
         as_of: f
             .as_of
             .clone()
@@ -269,6 +269,12 @@ fn stated(f: &MergedField) -> Stated {
             .or_else(|| best.map(|s| s.retrieved.clone())),
         confidence: f.confidence,
     }
+}
+
+/// Page text as a comparison shows it: one line, no control characters
+/// (it is printed to terminals and written into Markdown).
+fn clean(text: &str) -> String {
+    crate::document::single_line(&crate::document::sanitize_text(text))
 }
 
 /// Whether two values are one value once normalised: equal normal forms,
@@ -306,14 +312,14 @@ fn compare(a: Side, b: Side) -> Changes {
                 };
                 FieldChange {
                     kind,
-                    label: new.label.clone(),
+                    label: clean(&new.label),
                     before: Some(stated(old)),
                     after: Some(stated(new)),
                 }
             }
             _ => FieldChange {
                 kind: ChangeKind::Retracted,
-                label: old.label.clone(),
+                label: clean(&old.label),
                 before: Some(stated(old)),
                 after: None,
             },
@@ -332,7 +338,7 @@ fn compare(a: Side, b: Side) -> Changes {
         }
         fields.push(FieldChange {
             kind: ChangeKind::New,
-            label: new.label.clone(),
+            label: clean(&new.label),
             before: None,
             after: Some(stated(new)),
         });
@@ -407,7 +413,22 @@ pub fn markdown(c: &Changes) -> String {
             out.push_str(&format!("- no longer read: {u}\n"));
         }
     }
-    out
+    // Quotes are page text: a link in one goes nowhere but to the two
+    // runs' own sources.
+    let mut allowed: Vec<&str> = c
+        .fields
+        .iter()
+        .flat_map(|f| [&f.before, &f.after])
+        .flatten()
+        .map(|s| s.url.as_str())
+        .collect();
+    allowed.extend(
+        c.sources_added
+            .iter()
+            .chain(&c.sources_removed)
+            .map(String::as_str),
+    );
+    crate::report::links::gate(&out, &allowed).markdown
 }
 
 #[cfg(test)]

@@ -187,3 +187,40 @@ fn a_run_without_evidence_is_named_with_how_to_finish_it() {
     let e = between(&a, &b).unwrap_err().to_string();
     assert!(e.contains("aaaaaaaa") && e.contains("dra resume"), "{e}");
 }
+
+#[test]
+fn page_text_reaches_the_changes_as_one_inert_line() {
+    let root = tempfile::tempdir().unwrap();
+    let a = run(
+        root.path(),
+        "20261101T000000Z-aaaaaaaa",
+        vec![field(
+            "Acme: price",
+            "INR 400",
+            "https://a.example/1",
+            "2026-10-01",
+        )],
+        &["https://a.example/1"],
+    );
+    let hostile = "INR 350 [see](https://evil.example/x)\u{1b}[2J\nnext";
+    let b = run(
+        root.path(),
+        "20261201T000000Z-bbbbbbbb",
+        vec![field(
+            "Acme: price",
+            hostile,
+            "https://a.example/1",
+            "2026-11-01",
+        )],
+        &["https://a.example/1"],
+    );
+    let c = between(&a, &b).unwrap();
+    let after = c.fields[0].after.as_ref().unwrap();
+    assert!(
+        !after.value.contains('\u{1b}') && !after.value.contains('\n'),
+        "{after:?}"
+    );
+    let md = markdown(&c);
+    assert!(!md.contains("evil.example"), "{md}");
+    assert!(md.contains("https://a.example/1"), "{md}");
+}

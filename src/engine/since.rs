@@ -9,6 +9,7 @@ use super::context::RunCtx;
 use super::deliver::Delivered;
 use crate::changes::{self, ChangeKind, RunRef};
 use crate::protocol::{EventBody, MAIN_AGENT, WarningCode};
+use crate::report;
 
 pub(super) fn compare(ctx: &RunCtx, config: &EngineConfig, d: &mut Delivered) {
     let Some(earlier) = &config.since else {
@@ -31,7 +32,13 @@ pub(super) fn compare(ctx: &RunCtx, config: &EngineConfig, d: &mut Delivered) {
             return;
         }
     };
-    d.report.markdown = changes::open_report_with(&d.report.markdown, &changes::report_section(&c));
+    // The section quotes values from pages (untrusted): it passes the
+    // scrub and the link gate the rest of the report passed, so it links
+    // only to the report's own sources.
+    let allowed: Vec<&str> = d.report.sources.iter().map(|s| s.url.as_str()).collect();
+    let section = report::hygiene::scrub(&changes::report_section(&c)).markdown;
+    let section = report::links::gate(&section, &allowed).markdown;
+    d.report.markdown = changes::open_report_with(&d.report.markdown, &section);
     let path = config.run_dir.path().join("changes.md");
     let written = match config.run_dir.write_text(&path, &changes::markdown(&c)) {
         Ok(()) => Some(path.display().to_string()),

@@ -20,7 +20,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 use super::spans::{Key, Span, SpanContext, spans};
 use super::{AnswerType, cjk, mention, release};
-use crate::evidence::values::PREDECESSOR_WORDS;
+use crate::document::PREDECESSOR_WORDS;
 
 /// A share of the question's weighted terms that a sentence must cover,
 /// with its neighbours, for its value to answer the question.
@@ -1245,7 +1245,7 @@ fn predecessor_factor(ty: AnswerType, sentence: &str, start: usize) -> f64 {
     if !ty.is_name() {
         return 1.0;
     }
-    if crate::evidence::values::follows_predecessor_word(sentence.get(..start).unwrap_or("")) {
+    if crate::document::follows_predecessor_word(sentence.get(..start).unwrap_or("")) {
         PREDECESSOR
     } else {
         1.0

@@ -96,6 +96,34 @@ const WEEKDAYS: &[&str] = &[
     "sunday",
 ];
 
+/// Words just before a name that make it the one who held a role before
+/// ("replacing co-founder Arjun Pillai", "the former chief executive").
+pub const PREDECESSOR_WORDS: &[&str] = &[
+    "replacing",
+    "replaced",
+    "replaces",
+    "succeeding",
+    "succeeded",
+    "succeeds",
+    "former",
+    "formerly",
+    "outgoing",
+    "predecessor",
+    "previous",
+    "ex",
+];
+
+/// Whether the text before a name ends with a predecessor word within its
+/// last three words ("..., replacing co-founder").
+pub fn follows_predecessor_word(before: &str) -> bool {
+    before
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(3)
+        .any(|w| PREDECESSOR_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
 /// A month (full or abbreviated) or weekday name, given in lowercase: a
 /// capitalised word that is never a person's or an organisation's name.
 pub fn is_calendar_word(lower: &str) -> bool {

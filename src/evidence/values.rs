@@ -1100,34 +1100,6 @@ pub fn says_superseded(value: &str) -> bool {
     has(SUPERSEDED_CUES) && !has(PRESENT_CUES)
 }
 
-/// Words just before a name that make it the one who held a role before
-/// ("replacing co-founder Arjun Pillai", "the former chief executive").
-pub const PREDECESSOR_WORDS: &[&str] = &[
-    "replacing",
-    "replaced",
-    "replaces",
-    "succeeding",
-    "succeeded",
-    "succeeds",
-    "former",
-    "formerly",
-    "outgoing",
-    "predecessor",
-    "previous",
-    "ex",
-];
-
-/// Whether the text before a name ends with a predecessor word within its
-/// last three words ("..., replacing co-founder").
-pub fn follows_predecessor_word(before: &str) -> bool {
-    before
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .rev()
-        .take(3)
-        .any(|w| PREDECESSOR_WORDS.contains(&w.to_lowercase().as_str()))
-}
-
 /// Whether `snippet` names the short value `value` as who held the role
 /// before ("Leela Das ..., replacing Ishaan Rao" for "Ishaan Rao").
 pub fn named_as_predecessor(snippet: &str, value: &str) -> bool {
@@ -1136,7 +1108,7 @@ pub fn named_as_predecessor(snippet: &str, value: &str) -> bool {
         && !is_sentence(value)
         && snippet
             .match_indices(value)
-            .any(|(at, _)| follows_predecessor_word(&snippet[..at]))
+            .any(|(at, _)| crate::document::follows_predecessor_word(&snippet[..at]))
 }
 
 /// Words that keep a clause in the present whatever else it says ("served

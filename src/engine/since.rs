@@ -8,13 +8,22 @@ use super::EngineConfig;
 use super::context::RunCtx;
 use super::deliver::Delivered;
 use crate::changes::{self, ChangeKind, RunRef};
-use crate::protocol::{EventBody, MAIN_AGENT, WarningCode};
+use crate::protocol::{EventBody, MAIN_AGENT, StatusReason, WarningCode};
 use crate::report;
 
 pub(super) fn compare(ctx: &RunCtx, config: &EngineConfig, d: &mut Delivered) {
     let Some(earlier) = &config.since else {
         return;
     };
+    // Only a finished research is compared: a run waiting for answers,
+    // stopped or salvaged has not looked at everything (a resumed run is
+    // compared when it finishes).
+    if !matches!(
+        d.reason,
+        StatusReason::ReportDelivered | StatusReason::NotAnswered
+    ) {
+        return;
+    }
     let run = RunRef {
         id: ctx.run_id.clone(),
         started: Some(config.header.created.clone()),

@@ -306,7 +306,7 @@ fn watch_once_reruns_each_question_and_alerts_only_on_change() {
 }
 
 /// Copies `from` over `to` (replacing it): a folder corpus updated in place.
-fn replace_dir(from: &Path, to: &Path) {
+pub(super) fn replace_dir(from: &Path, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
     for entry in walkdir_files(from) {
         let rel = entry.strip_prefix(from).unwrap();

@@ -257,3 +257,75 @@ fn tokens_per_verified_finding() {
         );
     }
 }
+
+/// The gold change corpus of `cli::diff` through the online path: the same
+/// four changed answers and no other, with every reply from the scripted
+/// model server.
+#[test]
+fn diff_finds_the_gold_changes_with_a_scripted_model_over_http() {
+    let rt = runtime();
+    let (base, counts) = serve(&rt);
+    let sb = TestHome::new();
+    let root = repo_path("tests/corpora/changes");
+    let docs = sb.dir.path().join("docs");
+    let question = "Who is the CEO of Corvane Freight, what does it charge per pallet, what is the status of its cold storage licence, and how much funding has it raised in total?";
+    let ask = || {
+        sb.dra()
+            .env("OPENAI_API_KEY", "sk-scripted")
+            .env("OPENAI_BASE_URL", &base)
+            .env("DRA_STREAMING", "false")
+            .arg("--runs-dir")
+            .arg(sb.runs())
+            .args(["-q", "ask", "--no-memory", "--corpus"])
+            .arg(&docs)
+            .arg(question)
+            .assert()
+            .success();
+    };
+    super::diff::replace_dir(&root.join("v1"), &docs);
+    ask();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    super::diff::replace_dir(&root.join("v2"), &docs);
+    ask();
+    assert!(
+        counts.requests.load(Ordering::SeqCst) > 0,
+        "the runs went through the server"
+    );
+    let out = sb
+        .dra()
+        .arg("--runs-dir")
+        .arg(sb.runs())
+        .args(["--json", "diff", "--last", "--exit-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let moved: Vec<(String, String, String)> = v["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let value = |side: &str| f[side]["value"].as_str().unwrap_or("").to_string();
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                value("before"),
+                value("after"),
+            )
+        })
+        .collect();
+    assert!(moved.iter().all(|m| m.0 == "changed"), "{v}");
+    assert_eq!(moved.len(), 4, "{v}");
+    for (before, after) in [
+        ("Ishaan Rao", "Leela Das"),
+        ("INR 900", "INR 750"),
+        ("active cold storage licence", "revoked"),
+        ("$12 million", "$42 million"),
+    ] {
+        assert!(
+            moved
+                .iter()
+                .any(|(_, b, a)| b.contains(before) && a.contains(after)),
+            "{before} -> {after}: {v}"
+        );
+    }
+}

@@ -107,7 +107,7 @@ pub fn parse_events(text: &str) -> Vec<Event> {
         .collect()
 }
 
-/// Every file of a run directory, including pages/.
+/// Every file under a directory (of a run: including pages/).
 pub fn run_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {

@@ -308,25 +308,12 @@ fn watch_once_reruns_each_question_and_alerts_only_on_change() {
 /// Copies `from` over `to` (replacing it): a folder corpus updated in place.
 pub(super) fn replace_dir(from: &Path, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
-    for entry in walkdir_files(from) {
+    for entry in super::common::run_files(from) {
         let rel = entry.strip_prefix(from).unwrap();
         let dest = to.join(rel);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
         std::fs::copy(&entry, dest).unwrap();
     }
-}
-
-fn walkdir_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walkdir_files(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// The gold changes of tests/corpora/changes (v1 -> v2, the folder updated
@@ -357,7 +344,22 @@ fn diff_finds_exactly_the_gold_changes_of_a_corpus_that_moved() {
     let (code, out, err) = diff(&home, &["--json", "--last", "--exit-code"]);
     assert_eq!(code, Some(9), "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-    let mut moved: Vec<(String, String, String)> = v["fields"]
+    assert_the_gold_changes(&v);
+    // The deleted page is no longer read; the re-dated page and the
+    // archived copy change no answer.
+    let removed: Vec<&str> = v["sources_removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(removed.iter().any(|u| u.ends_with("/awards.md")), "{out}");
+}
+
+/// The gold changes of tests/corpora/changes in `dra diff --json`'s output:
+/// four changed answers and nothing else.
+pub(super) fn assert_the_gold_changes(v: &serde_json::Value) {
+    let moved: Vec<(String, String, String)> = v["fields"]
         .as_array()
         .unwrap()
         .iter()
@@ -370,25 +372,19 @@ fn diff_finds_exactly_the_gold_changes_of_a_corpus_that_moved() {
             )
         })
         .collect();
-    moved.sort();
-    let kinds: Vec<&str> = moved.iter().map(|m| m.0.as_str()).collect();
-    assert_eq!(kinds, ["changed"; 4], "{out}");
-    let has = |before: &str, after: &str| {
-        moved
-            .iter()
-            .any(|(_, b, a)| b.contains(before) && a.contains(after))
-    };
-    assert!(has("Ishaan Rao", "Leela Das"), "{out}");
-    assert!(has("INR 900", "INR 750"), "{out}");
-    assert!(has("active cold storage licence", "revoked"), "{out}");
-    assert!(has("$12 million", "$42 million"), "{out}");
-    // The deleted page is no longer read; the re-dated page and the
-    // archived copy change no answer.
-    let removed: Vec<&str> = v["sources_removed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect();
-    assert!(removed.iter().any(|u| u.ends_with("/awards.md")), "{out}");
+    assert!(moved.iter().all(|m| m.0 == "changed"), "{v}");
+    assert_eq!(moved.len(), 4, "{v}");
+    for (before, after) in [
+        ("Ishaan Rao", "Leela Das"),
+        ("INR 900", "INR 750"),
+        ("active cold storage licence", "revoked"),
+        ("$12 million", "$42 million"),
+    ] {
+        assert!(
+            moved
+                .iter()
+                .any(|(_, b, a)| b.contains(before) && a.contains(after)),
+            "{before} -> {after}: {v}"
+        );
+    }
 }

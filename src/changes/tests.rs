@@ -148,32 +148,29 @@ fn values_that_normalise_alike_are_unchanged_and_others_are_changes() {
     assert!(md.contains("1 retracted, 1 unchanged"));
 }
 
+/// Two runs of one "Acme: price" field, each stated as (value, url, date)
+/// and read from that url alone, compared.
+fn price_change(before: (&str, &str, &str), after: (&str, &str, &str)) -> Changes {
+    let root = tempfile::tempdir().unwrap();
+    let side = |name: &str, (value, url, date): (&str, &str, &str)| {
+        run(
+            root.path(),
+            name,
+            vec![field("Acme: price", value, url, date)],
+            &[url],
+        )
+    };
+    let a = side("20261101T000000Z-aaaaaaaa", before);
+    let b = side("20261201T000000Z-bbbbbbbb", after);
+    between(&a, &b).unwrap()
+}
+
 #[test]
 fn the_same_answers_from_other_pages_are_no_change() {
-    let root = tempfile::tempdir().unwrap();
-    let a = run(
-        root.path(),
-        "20261101T000000Z-aaaaaaaa",
-        vec![field(
-            "Acme: price",
-            "INR 400",
-            "https://a.example/1",
-            "2026-10-01",
-        )],
-        &["https://a.example/1"],
+    let c = price_change(
+        ("INR 400", "https://a.example/1", "2026-10-01"),
+        ("400 INR", "https://copy.example/1", "2026-11-30"),
     );
-    let b = run(
-        root.path(),
-        "20261201T000000Z-bbbbbbbb",
-        vec![field(
-            "Acme: price",
-            "400 INR",
-            "https://copy.example/1",
-            "2026-11-30",
-        )],
-        &["https://copy.example/1"],
-    );
-    let c = between(&a, &b).unwrap();
     assert!(!c.any(), "{c:?}");
     assert!(markdown(&c).contains("Nothing the sources say has changed."));
 }
@@ -190,31 +187,11 @@ fn a_run_without_evidence_is_named_with_how_to_finish_it() {
 
 #[test]
 fn page_text_reaches_the_changes_as_one_inert_line() {
-    let root = tempfile::tempdir().unwrap();
-    let a = run(
-        root.path(),
-        "20261101T000000Z-aaaaaaaa",
-        vec![field(
-            "Acme: price",
-            "INR 400",
-            "https://a.example/1",
-            "2026-10-01",
-        )],
-        &["https://a.example/1"],
-    );
     let hostile = "INR 350 [see](https://evil.example/x)\u{1b}[2J\nnext";
-    let b = run(
-        root.path(),
-        "20261201T000000Z-bbbbbbbb",
-        vec![field(
-            "Acme: price",
-            hostile,
-            "https://a.example/1",
-            "2026-11-01",
-        )],
-        &["https://a.example/1"],
+    let c = price_change(
+        ("INR 400", "https://a.example/1", "2026-10-01"),
+        (hostile, "https://a.example/1", "2026-11-01"),
     );
-    let c = between(&a, &b).unwrap();
     let after = c.fields[0].after.as_ref().unwrap();
     assert!(
         !after.value.contains('\u{1b}') && !after.value.contains('\n'),

@@ -49,6 +49,7 @@ const RIVALS: usize = 3;
 /// Kavya Menon (chief executive), Meera Nair (chief product officer)"): a
 /// name beside the answer's is a rival only in a sentence that names who
 /// held the role before ("replacing co-founder Arjun Pillai").
+///
 /// The subject's own words ("Corvane Freight") are in every sentence of
 /// its pages: a sentence naming only them beside a name ("Corvane Freight
 /// raised a round from Western Ghats Ventures") is no rival to its chief
@@ -75,39 +76,20 @@ fn rivals_of<'a>(
         .difference(&subject)
         .cloned()
         .collect();
-    let required: BTreeSet<String> = best
-        .supports
-        .first()
-        .map(|s| terms_of(s).intersection(&asked).cloned().collect())
-        .unwrap_or_default();
-    // The best sentence's own words beyond the subject, the answer and its
+    // The best sentence: what of the question and of the subject it
+    // names, and its own words beyond the subject, the answer and its
     // dates ("since 1 November 2026" says when, not what).
-    let context: BTreeSet<String> = best
-        .supports
-        .first()
-        .map(|s| {
-            let value = answer::vote::terms_of(&best.value);
-            let undated: Vec<&str> = passages[s.passage].sentences[s.sentence]
-                .split_whitespace()
-                .filter(|w| {
-                    let w = w
-                        .trim_matches(|c: char| !c.is_alphanumeric())
-                        .to_lowercase();
-                    !w.chars().any(|c| c.is_ascii_digit()) && !crate::document::is_calendar_word(&w)
-                })
-                .collect();
-            answer::vote::terms_of(&undated.join(" "))
-                .into_iter()
-                .filter(|t| !subject.contains(t) && !value.contains(t))
-                .collect()
-        })
-        .unwrap_or_default();
-    // The subject's words the best sentence names, which a rival names too.
-    let named: BTreeSet<String> = best
-        .supports
-        .first()
-        .map(|s| terms_of(s).intersection(&subject).cloned().collect())
-        .unwrap_or_default();
+    let first = best.supports.first();
+    let first_terms = first.map(terms_of).unwrap_or_default();
+    let required: BTreeSet<String> = first_terms.intersection(&asked).cloned().collect();
+    let named: BTreeSet<String> = first_terms.intersection(&subject).cloned().collect();
+    let value = answer::vote::terms_of(&best.value);
+    let context: BTreeSet<String> = first
+        .map(|s| undated_terms(passages[s.passage].sentences[s.sentence]))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|t| !subject.contains(t) && !value.contains(t))
+        .collect();
     let about = |s: &answer::vote::Support| {
         let terms = terms_of(s);
         if required.is_empty() {
@@ -149,6 +131,20 @@ fn rivals_of<'a>(
         }
     }
     out
+}
+
+/// A sentence's terms without its numbers and calendar words.
+fn undated_terms(sentence: &str) -> BTreeSet<String> {
+    let undated: Vec<&str> = sentence
+        .split_whitespace()
+        .filter(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            !w.chars().any(|c| c.is_ascii_digit()) && !crate::document::is_calendar_word(&w)
+        })
+        .collect();
+    answer::vote::terms_of(&undated.join(" "))
 }
 
 /// The year of a page's date ("2026-11-03").

@@ -650,7 +650,8 @@ async fn quotes_with_escape_artefacts_pass_the_findings_gate_but_changed_words_d
                 "summary": "pricing",
                 "findings": [
                     {"claim": "fee", "quote": mangled, "url": "https://padmapay.example/pricing"},
-                    {"claim": "fee", "quote": changed, "url": "https://padmapay.example/pricing"}
+                    {"claim": "fee", "quote": changed, "url": "https://padmapay.example/pricing"},
+                    {"claim": "fee", "quote": "1.9%", "url": "https://padmapay.example/pricing"}
                 ],
                 "gaps": []
             }),
@@ -676,6 +677,12 @@ async fn quotes_with_escape_artefacts_pass_the_findings_gate_but_changed_words_d
     assert!(
         bounce.contains("finding 2") && !bounce.contains("finding 1"),
         "only the changed number bounced: {bounce}"
+    );
+    // A bare figure is too short to check, and the bounce says so (not
+    // that it is missing from the page, where it stands).
+    assert!(
+        bounce.contains("finding 3: the quote \"1.9%\" is too short to check"),
+        "{bounce}"
     );
     // The page came as plain text under header lines, not escaped JSON.
     let view = sub.requests()[1]

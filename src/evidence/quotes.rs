@@ -177,7 +177,18 @@ pub fn normalize(text: &str) -> String {
 pub fn quote_in_text(quote: &str, text: &str) -> bool {
     let q = normalize(&unescape(quote));
     let q = q.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
-    q.chars().count() >= 8 && normalize(&unescape(text)).contains(q)
+    q.chars().count() >= MIN_QUOTE_CHARS && normalize(&unescape(text)).contains(q)
+}
+
+/// The fewest characters a quote may have: anything shorter (a bare
+/// figure, one word) is found on too many pages to prove anything.
+pub const MIN_QUOTE_CHARS: usize = 8;
+
+/// Whether a quote is too short to be checked ([`MIN_QUOTE_CHARS`]).
+pub fn is_too_short(quote: &str) -> bool {
+    let q = normalize(&unescape(quote));
+    let q = q.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
+    q.chars().count() < MIN_QUOTE_CHARS
 }
 
 #[cfg(test)]
@@ -193,6 +204,8 @@ mod tests {
         ));
         assert!(!quote_in_text("said \"fees are 1.5%\"", text));
         assert!(!quote_in_text("1.9%", text), "too short to be a quote");
+        assert!(is_too_short(" \"1.9%\" "));
+        assert!(!is_too_short("fees are 1.9%"));
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod online;
 mod outage;
 mod planner;
 mod readme;
+mod realdocs_scripted;
 mod redteam;
 mod resume;
 mod robust_cli;

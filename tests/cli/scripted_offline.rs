@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::common::{TestHome, repo_path};
 
-fn to_request(body: &Value) -> ChatRequest {
+pub(super) fn to_request(body: &Value) -> ChatRequest {
     let messages = body["messages"]
         .as_array()
         .unwrap()
@@ -143,7 +143,7 @@ fn serve(rt: &tokio::runtime::Runtime) -> (String, Arc<Counts>) {
     (base, counts)
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(super) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

@@ -176,6 +176,11 @@ fn verify_quotes(
                     f.url,
                     page.reason.clone().unwrap_or_default()
                 )),
+                Some(_) if quotes::is_too_short(&f.quote) => Some(format!(
+                    "the quote {:?} is too short to check (under {} characters): quote the whole sentence, table row or line that states it",
+                    f.quote.trim(),
+                    quotes::MIN_QUOTE_CHARS
+                )),
                 Some((page, _)) if !quotes::quote_in_text(&f.quote, &page.text) => Some(format!(
                     "the quote {:?} does not appear in {}: copy the sentence verbatim from the page text",
                     truncate(&f.quote, 120),

@@ -468,13 +468,12 @@ fn disagreements_section(
         };
         // One source does not disagree with itself: two of its sentences
         // about a topic are two facts. Nor do two sentences about a topic
-        // that no value answers disagree unless both state a figure: they
-        // tell different facts of it.
-        let digit = |q: &str| q.chars().any(|c| c.is_ascii_digit());
+        // that no value answers disagree unless they give different numbers
+        // of one measure: otherwise they tell different facts of it.
         let another_source = |c: &&ValueView| {
             typed
                 || (c.source != source
-                    && (a.unit.answer.is_some() || (digit(quote) && digit(&c.quote))))
+                    && (a.unit.answer.is_some() || another_measure(quote, &c.quote)))
         };
         let mut rivals = String::new();
         for (kind, values) in [
@@ -535,6 +534,51 @@ fn measures(quote: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether `theirs` gives another number of a measure `lead` states
+/// ("300 characters" against "500 characters"), and not `lead`'s own.
+fn gives_another_number(lead: &[(String, String)], theirs: &[(String, String)]) -> bool {
+    lead.iter().any(|(unit, n)| {
+        theirs.iter().any(|(u, m)| u == unit && m != n)
+            && !theirs.iter().any(|(u, m)| u == unit && m == n)
+    })
+}
+
+/// Whether `other` gives another number of a measure `quote` states
+/// ("500 characters" against "300 characters"), or another number after
+/// the same name ("Pelican 42" against "Pelican 38").
+fn another_measure(quote: &str, other: &str) -> bool {
+    let figures = |q: &str| {
+        let mut f = measures(q);
+        f.extend(named_numbers(q));
+        f
+    };
+    gives_another_number(&figures(quote), &figures(other))
+}
+
+/// The numbers a sentence gives after a name ("Pelican 42", "version
+/// 38"), each keyed by the name's stem and a `#` so that no measure
+/// shares its key.
+fn named_numbers(quote: &str) -> Vec<(String, String)> {
+    let words: Vec<&str> = quote
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ':' | '"'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .filter_map(|w| {
+            let n = w[1].trim_end_matches([',', '.', '!', '?']);
+            let number = !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.');
+            let name = w[0].to_lowercase();
+            let stem = name
+                .chars()
+                .all(char::is_alphabetic)
+                .then(|| facts::terms(&name).into_iter().next())
+                .flatten()?;
+            number.then(|| (format!("{stem}#"), n.to_string()))
+        })
+        .collect()
+}
+
 /// For an aspect answered in sentences: the sentences giving another
 /// number of the same measure as the answer's lead sentence ("at least 500
 /// characters" against "at least 300 characters"), as a disagreement
@@ -554,13 +598,7 @@ fn measure_disagreement(
     let rivals: String = findings
         .iter()
         .filter(|f| quotes_key(&f.quote) != quotes_key(&lead.quote))
-        .filter(|f| {
-            let theirs = measures(&f.quote);
-            lead_measures.iter().any(|(unit, n)| {
-                theirs.iter().any(|(u, m)| u == unit && m != n)
-                    && !theirs.iter().any(|(u, m)| u == unit && m == n)
-            })
-        })
+        .filter(|f| gives_another_number(&lead_measures, &measures(&f.quote)))
         .map(|f| {
             let as_of = date_of(&f.quote, f.as_of.as_deref());
             rival_line("", &f.quote, f.source, as_of.as_deref())
@@ -1463,5 +1501,28 @@ mod tests {
         let m = measures("We raised the minimum from 300 to 500 characters.");
         assert_eq!(m, vec![("charact".to_string(), "500".to_string())]);
         assert!(measures("It shipped in 2024.").is_empty());
+    }
+
+    #[test]
+    fn figures_of_different_things_are_not_a_disagreement() {
+        // Both state figures, but of nothing in common: two facts.
+        assert!(!another_measure(
+            "character(n) is usually the slowest of the three types.",
+            "Unlogged tables are not written to the log (see Chapter 30)."
+        ));
+        assert!(another_measure(
+            "The limit is 2000 columns.",
+            "A table may have 32767 columns."
+        ));
+        // Another number after the same name.
+        assert!(another_measure(
+            "With Pelican 42, Calm Read switches to a density scorer.",
+            "Pelican 38 introduced Calm Read."
+        ));
+        // Saying the same number too is agreement, not a rival.
+        assert!(!another_measure(
+            "The limit is 2000 columns.",
+            "It is 2000 columns, or 100 columns in practice."
+        ));
     }
 }

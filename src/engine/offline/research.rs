@@ -246,6 +246,34 @@ struct Asked<'a> {
     subject: &'a str,
 }
 
+/// Whether a sub-question sets a comparison's items against each other
+/// and asks for no value ("Differences between A and B", "Which to choose:
+/// A or B"; not one item's cell, "A: licence"): its best sentences answer
+/// it, as an explanation's do.
+fn contrasts(asked: &Asked<'_>) -> bool {
+    if question::classify(asked.question) != QuestionKind::Comparison
+        || crate::answer::expected(asked.aspect).is_span()
+    {
+        return false;
+    }
+    // Longest first, each taken out once found: "A" inside "A B" is not
+    // a second item.
+    let mut aspect = asked.aspect.to_lowercase();
+    let mut items: Vec<String> = question::comparison_items(asked.question)
+        .iter()
+        .map(|i| i.to_lowercase())
+        .collect();
+    items.sort_by_key(|i| std::cmp::Reverse(i.len()));
+    let mut named = 0;
+    for i in items.iter().filter(|i| !i.is_empty()) {
+        if aspect.contains(i.as_str()) {
+            aspect = aspect.replacen(i.as_str(), " ", 1);
+            named += 1;
+        }
+    }
+    named >= 2
+}
+
 /// The closing turn: the findings (for a sub-question asking for a value,
 /// the sentences stating the value most sources give), less what a bounce
 /// named, with the answer.
@@ -329,10 +357,44 @@ fn submit(
         if p.value.is_some() || !p.answered {
             args["answer"] = json!(p.value.clone().unwrap_or_default());
         }
-    } else if !kept.is_empty() && explains(aspect) {
+    } else if !kept.is_empty() && (explains(aspect) || contrasts(asked)) {
         // A question answered in sentences (how, why, what is, which
-        // ones): the best sentences found are its answer.
+        // ones), or a comparison's cell or contrast asking for no value:
+        // the best sentences found are its answer.
         args["answered"] = json!(true);
     }
     (summary.clone(), vec![(SUBMIT_FINDINGS, args)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contrasts_in(question: &str, aspect: &str) -> bool {
+        contrasts(&Asked {
+            aspect,
+            question,
+            subject: "",
+        })
+    }
+
+    #[test]
+    fn a_contrast_of_the_items_is_answered_in_sentences_and_a_cell_is_not() {
+        let q = "FTS3 or FTS4: how do they differ, and which one should I use?";
+        assert!(contrasts_in(q, "Differences between FTS3 and FTS4"));
+        assert!(contrasts_in(q, "Which to choose: FTS3 or FTS4"));
+        assert!(!contrasts_in(q, "FTS3: strengths and weaknesses"));
+        let q = "Is there any real difference between INTEGER PRIMARY KEY and INTEGER PRIMARY KEY AUTOINCREMENT in SQLite?";
+        // One item's name inside the other's is not a second item.
+        assert!(!contrasts_in(q, "INTEGER PRIMARY KEY AUTOINCREMENT SQLite"));
+        assert!(contrasts_in(
+            q,
+            "Differences between INTEGER PRIMARY KEY and INTEGER PRIMARY KEY AUTOINCREMENT"
+        ));
+        // Not a comparison: no contrast.
+        assert!(!contrasts_in(
+            "How does write-ahead logging work in SQLite?",
+            "How does write-ahead logging work in SQLite"
+        ));
+    }
 }

@@ -233,6 +233,23 @@ pub(super) fn asks_current(aspect: &str) -> bool {
     words(aspect).any(|w| CURRENT_ASKS.contains(&w.as_str()))
 }
 
+/// Words of an aspect asking for advice: which to choose, what to use.
+const ADVICE_ASKS: &[&str] = &[
+    "choose",
+    "choice",
+    "recommend",
+    "recommended",
+    "prefer",
+    "should",
+];
+
+/// Whether an aspect asks for advice ("Which to choose: A or B", "which
+/// should I use"): a recommendation answers it, and a recommendation
+/// speaks in "should" and "if".
+fn asks_advice(aspect: &str) -> bool {
+    words(aspect).any(|w| ADVICE_ASKS.contains(&w.as_str()))
+}
+
 /// Whether a piece of page text has the shape of a sentence that can state
 /// a finding: not a Markdown heading, not a breadcrumb or a title bar
 /// ("Help › Reading › Calm Read mode", "Title | Site"), and with at least
@@ -371,7 +388,24 @@ const CONTRASTING: &[&str] = &[
 /// answers it, not one about either alone.
 struct Contrast {
     items: Vec<String>,
+    /// The aspect asks which item to choose ([`asks_advice`]).
+    advice: bool,
 }
+
+/// Words that give advice: a sentence recommending an item answers which
+/// to choose ("For newer applications, B is recommended").
+const ADVICE_GIVEN: &[&str] = &[
+    "recommended",
+    "recommend",
+    "recommends",
+    "recommendation",
+    "preferred",
+    "advised",
+    "advisable",
+    "should use",
+    "should be used",
+    "should be preferred",
+];
 
 impl Contrast {
     fn of(aspect: &str, question: &str) -> Self {
@@ -381,6 +415,7 @@ impl Contrast {
             .collect();
         Contrast {
             items: if items.len() >= 2 { items } else { vec![] },
+            advice: asks_advice(aspect),
         }
     }
 
@@ -401,7 +436,8 @@ impl Contrast {
     }
 
     /// A sentence's weight: half as much again when it names two items or
-    /// more, three times when it also sets them against each other.
+    /// more, three times when it also sets them against each other; asked
+    /// which to choose, four times when it recommends one.
     fn weigh(&self, sentence: &str) -> f64 {
         if !self.asked() {
             return 1.0;
@@ -411,6 +447,15 @@ impl Contrast {
             .iter()
             .filter(|i| contains_name(sentence, i))
             .count();
+        if self.advice && named >= 1 {
+            let lower = format!(" {} ", sentence.to_lowercase());
+            if ADVICE_GIVEN
+                .iter()
+                .any(|a| lower.contains(&format!(" {a}")))
+            {
+                return 4.0;
+            }
+        }
         if named < 2 {
             return 1.0;
         }
@@ -564,6 +609,8 @@ struct Judging<'a> {
     asks_current: bool,
     /// The aspect asks for several things of one kind ([`crate::answer::asks_for_list`]).
     asks_list: bool,
+    /// The aspect asks for advice ([`asks_advice`]).
+    asks_advice: bool,
     today: Option<chrono::NaiveDate>,
 }
 
@@ -645,13 +692,16 @@ fn judged_score(u: &sentences::Unit<'_>, lower: &str, base: f64, cx: &Judging<'_
     {
         score *= if cx.asks_current { 0.3 } else { 0.7 };
     }
-    // Conditions and possibilities ("if a breach affects...", "can be checked") are not facts.
+    // Conditions and possibilities ("if a breach affects...", "can be
+    // checked") are not facts; advice asked for is given in them ("X
+    // should be used if ...").
     let padded = format!(" {lower} ");
-    if [
-        " if ", " can be ", " may ", " could ", " would ", " should ", " unless ",
-    ]
-    .iter()
-    .any(|m| padded.contains(m))
+    if !cx.asks_advice
+        && [
+            " if ", " can be ", " may ", " could ", " would ", " should ", " unless ",
+        ]
+        .iter()
+        .any(|m| padded.contains(m))
     {
         score -= 1.0;
     }
@@ -971,6 +1021,7 @@ pub(super) fn extract(
             entity,
             asks_current: asks_current(aspect),
             asks_list: crate::answer::asks_for_list(aspect),
+            asks_advice: asks_advice(aspect),
             today: today_date,
         },
         contrast: &contrast,
@@ -1090,6 +1141,38 @@ mod tests {
         ] {
             assert!(!enumerates(&unit(s)), "{s}");
         }
+    }
+
+    #[test]
+    fn asked_which_to_choose_the_recommendation_leads() {
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u1".to_string(),
+            PageRead {
+                text: "Lark and Wren are modules that let users search documents.\nWren is sometimes much faster than Lark, though in the common case the two perform alike. On the other hand, Wren needs a little more disk space than Lark. For newer applications, Wren is recommended; though if compatibility with older versions is important, then Lark will usually serve just as well.".into(),
+                as_of: Some("2026-01-01".into()),
+                ..Default::default()
+            },
+        );
+        let question = "Lark or Wren: how do they differ, and which one should I use?";
+        let ask = |aspect| {
+            let target = Target {
+                aspect,
+                question,
+                entity: "",
+                today: "2026-06-01",
+            };
+            extract(&target, &["u1".to_string()], &pages, false, false)
+        };
+        let f = ask("Which to choose: Lark or Wren");
+        assert!(
+            f[0].sentence.contains("Wren is recommended"),
+            "{}",
+            f[0].sentence
+        );
+        // How they differ is told by the sentences setting them apart.
+        let f = ask("Differences between Lark and Wren");
+        assert!(f[0].sentence.contains("faster than"), "{}", f[0].sentence);
     }
 
     #[test]

@@ -178,7 +178,32 @@ pub fn name_strength(name: &str, text: &str) -> f64 {
     {
         best = best.max(0.6);
     }
+    if let Some(head) = capitals_head(name)
+        && text
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == head)
+    {
+        best = best.max(0.8);
+    }
     best
+}
+
+/// The upper-case word that names a thing followed by lowercase words
+/// saying what kind of thing it is ("WAL mode", "JSON type", "FTS5
+/// extension"): the word alone names it, as a whole upper-case word.
+fn capitals_head(name: &str) -> Option<&str> {
+    let mut words = name.split_whitespace();
+    let head = words.next()?;
+    let rest: Vec<&str> = words.collect();
+    let capitals = head.chars().count() >= 2
+        && head
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && head.chars().any(|c| c.is_ascii_uppercase());
+    let kind = !rest.is_empty()
+        && rest.len() <= 2
+        && rest.iter().all(|w| w.chars().all(|c| c.is_lowercase()));
+    (capitals && kind).then_some(head)
 }
 
 /// Folds text for name matching: lowercase, letters and digits only, words
@@ -612,6 +637,13 @@ mod tests {
             name_strength("Halden Freight", "Orla Freight runs trucks."),
             0.0
         );
+        // The upper-case word of "WAL mode" names it; a lowercase "wal"
+        // or the kind word alone does not.
+        assert!(name_strength("WAL mode", "WAL is significantly faster.") >= 0.8);
+        assert!(name_strength("WAL mode", "Readers of a WAL-backed file.") >= 0.8);
+        assert_eq!(name_strength("WAL mode", "a wal of text"), 0.0);
+        assert_eq!(name_strength("WAL mode", "the default mode"), 0.0);
+        assert_eq!(name_strength("Open data", "OPEN now"), 0.0);
     }
 
     #[test]

@@ -67,14 +67,22 @@ pub fn units(text: &str) -> Vec<Unit<'_>> {
             i += 1;
             continue;
         };
+        let block = block_after(&lines, i).filter(|_| introduces(last));
+        // A terse introducer ("Advantages include:") leans on the sentence
+        // before it on its line: the two carry the block together.
+        let lead = match block {
+            Some(_) if last.split_whitespace().count() <= TERSE_WORDS => sentences.pop(),
+            _ => None,
+        };
         out.extend(sentences.into_iter().map(plain));
-        match block_after(&lines, i).filter(|_| introduces(last)) {
+        match block {
             Some(end) => {
-                let from = offset(text, last);
+                let from = offset(text, lead.unwrap_or(last));
+                let head_end = offset(text, last) + last.len();
                 let to = offset(text, lines[end]) + lines[end].trim_end().len();
                 out.push(Unit {
                     text: &text[from..to],
-                    head: last,
+                    head: &text[from..head_end],
                     header: None,
                 });
                 i = end + 1;
@@ -87,6 +95,9 @@ pub fn units(text: &str) -> Vec<Unit<'_>> {
     }
     out
 }
+
+/// Words an introducer has at most to lean on the sentence before it.
+const TERSE_WORDS: usize = 2;
 
 /// Words a section heading has at most.
 const HEADING_WORDS: usize = 10;
@@ -401,6 +412,15 @@ mod tests {
         let parts = split(&long);
         assert_eq!(parts[0].lines().count(), 1 + MAX_BLOCK_LINES);
         assert_eq!(parts.len(), 1 + 30 - MAX_BLOCK_LINES);
+        // A terse introducer leans on the sentence before it on its line.
+        let t = "Tides are optional. There are pros and cons to tides. Advantages include:\n\nTides are fast.\nTides are cheap.\n\nEnd here.";
+        let u = units(t);
+        assert_eq!(u[0].text, "Tides are optional.");
+        assert_eq!(
+            u[1].head,
+            "There are pros and cons to tides. Advantages include:"
+        );
+        assert!(u[1].text.ends_with("Tides are cheap."));
     }
 
     #[test]

@@ -255,6 +255,11 @@ fn asks_advice(aspect: &str) -> bool {
 /// ("Help › Reading › Calm Read mode", "Title | Site"), and with at least
 /// two lowercase words (a verb among them, as a rule).
 pub(super) fn sentence_shaped(s: &str) -> bool {
+    shaped_with(s, 2)
+}
+
+/// [`sentence_shaped`] with at least `lowercase` lowercase words.
+fn shaped_with(s: &str, lowercase: usize) -> bool {
     let t = s.trim_start();
     if t.starts_with('#') {
         return false;
@@ -265,7 +270,7 @@ pub(super) fn sentence_shaped(s: &str) -> bool {
     t.split_whitespace()
         .filter(|w| w.chars().next().is_some_and(char::is_lowercase))
         .count()
-        >= 2
+        >= lowercase
 }
 
 /// Whether a unit of page text can state a finding: a sentence of 5 to 70
@@ -279,10 +284,10 @@ fn unit_shaped(u: &sentences::Unit<'_>) -> bool {
     if u.is_row() {
         return (2..=70).contains(&u.text.split_whitespace().count());
     }
-    // A short sentence carrying a block ("The differences are:") states
-    // what the block says.
-    let least = if u.carries_block() { 2 } else { 5 };
-    (least..=70).contains(&u.head.split_whitespace().count()) && sentence_shaped(u.head)
+    // A short sentence carrying a block ("The differences are:",
+    // "Advantages include:") states what the block says.
+    let (least, lowercase) = if u.carries_block() { (2, 1) } else { (5, 2) };
+    (least..=70).contains(&u.head.split_whitespace().count()) && shaped_with(u.head, lowercase)
 }
 
 /// The term keys a table's header row names that its row does not.

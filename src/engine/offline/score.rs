@@ -253,12 +253,7 @@ fn asks_advice(aspect: &str) -> bool {
 /// Whether a piece of page text has the shape of a sentence that can state
 /// a finding: not a Markdown heading, not a breadcrumb or a title bar
 /// ("Help › Reading › Calm Read mode", "Title | Site"), and with at least
-/// two lowercase words (a verb among them, as a rule).
-pub(super) fn sentence_shaped(s: &str) -> bool {
-    shaped_with(s, 2)
-}
-
-/// [`sentence_shaped`] with at least `lowercase` lowercase words.
+/// `lowercase` lowercase words (a verb among them, as a rule).
 fn shaped_with(s: &str, lowercase: usize) -> bool {
     let t = s.trim_start();
     if t.starts_with('#') {
@@ -1472,14 +1467,20 @@ mod tests {
 
     #[test]
     fn headings_and_breadcrumbs_are_not_sentences() {
-        assert!(!sentence_shaped(
-            "# Decision: Lanholm Congestion Charging Order 2024"
+        assert!(!shaped_with(
+            "# Decision: Lanholm Congestion Charging Order 2024",
+            1
         ));
-        assert!(!sentence_shaped("Help › Reading › Calm Read mode"));
-        assert!(!sentence_shaped("Calm Read mode | Pelican Notes Help"));
-        assert!(sentence_shaped(
-            "The Lanholm congestion charge came into force on 6 January 2025."
+        assert!(!shaped_with("Help › Reading › Calm Read mode", 1));
+        assert!(!shaped_with("Calm Read mode | Pelican Notes Help", 1));
+        assert!(shaped_with(
+            "The Lanholm congestion charge came into force on 6 January 2025.",
+            2
         ));
+        // "Advantages include:" has one lowercase word: enough only for
+        // a sentence carrying a block.
+        assert!(shaped_with("Advantages include:", 1));
+        assert!(!shaped_with("Advantages include:", 2));
         let mut pages = BTreeMap::new();
         pages.insert(
             "u".to_string(),

@@ -567,6 +567,29 @@ const QUESTION_VERBS: &[(&[&str], &[&str])] = &[
             "overhead",
         ],
     ),
+    // How something is worked out is told by what determines it ("the
+    // affinity of a column is determined by ...").
+    (
+        &[
+            "work out",
+            "works out",
+            "figure out",
+            "figures out",
+            "decide",
+            "decides",
+            "determine",
+            "determines",
+        ],
+        &[
+            "determined",
+            "determines",
+            "determine",
+            "decided",
+            "decides",
+            "derived",
+            "computed",
+        ],
+    ),
     // A choice between items is answered by a recommendation.
     (
         &["choose", "choice", "recommend", "recommended", "prefer"],
@@ -652,8 +675,17 @@ pub(super) fn terms_for(aspect: &str, thesaurus: bool) -> Terms {
             }
         }
     }
+    // Keys of two words ("work out") are matched as a phrase.
+    let spaced = format!(" {} ", words(aspect).collect::<Vec<_>>().join(" "));
     for (keys, expansions) in QUESTION_VERBS {
-        if aspect_words.iter().any(|w| keys.contains(&w.as_str())) {
+        let asked = |k: &&str| {
+            if k.contains(' ') {
+                spaced.contains(&format!(" {k} "))
+            } else {
+                aspect_words.iter().any(|w| w == k)
+            }
+        };
+        if keys.iter().any(asked) {
             for e in *expansions {
                 if e.contains(' ') {
                     phrases.push(e.to_string());
@@ -715,6 +747,27 @@ mod tests {
         let t = super::terms_for("Quokka: strengths and weaknesses", false);
         let st = super::stemmer();
         assert!(t.stems.contains(&st.stem("advantages").into_owned()));
+    }
+
+    #[test]
+    fn how_something_is_worked_out_is_told_by_what_determines_it() {
+        let st = stemmer();
+        let determined = st.stem("determined").into_owned();
+        for asked in [
+            "How does Quokka work out a column's kind from the type I declare",
+            "How does Quokka decide which plan to use",
+        ] {
+            assert!(
+                terms_for(asked, false).stems.contains(&determined),
+                "{asked}"
+            );
+        }
+        // "work" alone ("How does WAL work") is another question.
+        assert!(
+            !terms_for("How does write-ahead logging work", false)
+                .stems
+                .contains(&determined)
+        );
     }
 
     #[test]

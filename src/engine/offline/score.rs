@@ -473,9 +473,12 @@ fn contains_name(text: &str, name: &str) -> bool {
 }
 
 /// Whether an aspect is a question whose answer is sentences, not a value
-/// (how, why, what is, which ones).
+/// (how, why, what is, which ones; yes or no: "Is varchar faster than
+/// text?" is answered by the sentences that say whether it is).
 pub(super) fn explains(aspect: &str) -> bool {
-    crate::answer::is_phrased_as_question(aspect) && !crate::answer::expected(aspect).is_span()
+    let expected = crate::answer::expected(aspect);
+    (crate::answer::is_phrased_as_question(aspect) && !expected.is_span())
+        || expected == crate::answer::AnswerType::YesNo
 }
 
 /// The most sentences an explanation goes on with past its best one.
@@ -542,7 +545,7 @@ fn led_in(
     let mut i = at;
     while i > 0 && out.len() < CONTINUED {
         let (before, this) = (&units[i - 1], &units[i]);
-        if !same_line(text, before, this) || before.is_row() || !opens_referring(this.text) {
+        if !same_line(text, before, this) || before.is_row() || !refers_back(this.text) {
             break;
         }
         out.push(before.text);
@@ -560,6 +563,19 @@ fn same_line(text: &str, before: &sentences::Unit<'_>, next: &sentences::Unit<'_
             ..sentences::offset(text, next.text),
     )
     .is_some_and(|gap| !gap.contains('\n'))
+}
+
+/// Whether a sentence refers back to the one before it: it opens with a
+/// word that does ("This", "Therefore"), or speaks of "such" a thing ("there
+/// is no such advantage"; "such as" introduces examples, and refers to
+/// nothing).
+fn refers_back(sentence: &str) -> bool {
+    let words: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    opens_referring(sentence) || words.windows(2).any(|w| w[0] == "such" && w[1] != "as")
 }
 
 /// Whether a sentence opens with a word referring back ("This", "Therefore").
@@ -1141,6 +1157,18 @@ mod tests {
         ] {
             assert!(!enumerates(&unit(s)), "{s}");
         }
+    }
+
+    #[test]
+    fn a_sentence_speaking_of_such_a_thing_refers_back() {
+        assert!(refers_back(
+            "While it has advantages elsewhere, there is no such advantage here."
+        ));
+        assert!(refers_back("Therefore, it is slower."));
+        assert!(!refers_back("Types such as text and varchar are alike."));
+        assert!(!refers_back(
+            "There is no performance difference among them."
+        ));
     }
 
     #[test]

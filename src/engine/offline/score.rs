@@ -787,6 +787,10 @@ struct Extraction<'a> {
     /// The aspect's words written in capitals ("DATETIME", "WAL"): in a
     /// question, the literal name of a keyword or a mode.
     capitals: BTreeSet<String>,
+    /// The words of the question after a label's topic ("default" in
+    /// "Transaction isolation levels: which is the default"): what is
+    /// asked, beside the topic the other parts share.
+    focus: BTreeSet<String>,
 }
 
 /// The term keys of the words of `aspect` written all in capitals, two
@@ -804,14 +808,37 @@ fn capitalised_terms(aspect: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The term keys of the question a label asks after its topic ("Topic:
+/// which is the default" → "default"); none when the label is not a
+/// topic and a question.
+fn focus_terms(aspect: &str) -> BTreeSet<String> {
+    let Some((topic, asked)) = aspect.rsplit_once(": ") else {
+        return BTreeSet::new();
+    };
+    if topic.trim().is_empty() || !crate::answer::is_phrased_as_question(asked) {
+        return BTreeSet::new();
+    }
+    // Its terms as the aspect's are read ("if I don't say" asks for the
+    // default).
+    terms_for(asked, false)
+        .stems
+        .iter()
+        .map(|t| spelling_key(t))
+        .collect()
+}
+
 impl Extraction<'_> {
     /// A term's weight over the pages read; an exact name the aspect
     /// gives (an identifier, `pg_start_backup`, or a word in capitals,
     /// `DATETIME`) weighs double: it names what is asked about, and
-    /// outweighs the common words around it ("my backup script calls").
+    /// outweighs the common words around it ("my backup script calls");
+    /// so does what a label asks after its topic ([`focus_terms`]).
     fn weight(&self, term: &str) -> f64 {
         let w = self.weights.weight(term);
-        if self.capitals.contains(term) || crate::answer::vote::is_identifier(term) {
+        if self.capitals.contains(term)
+            || self.focus.contains(term)
+            || crate::answer::vote::is_identifier(term)
+        {
             2.0 * w
         } else {
             w
@@ -1049,6 +1076,7 @@ pub(super) fn extract(
         must_mention,
         st: stemmer(),
         capitals: capitalised_terms(aspect),
+        focus: focus_terms(aspect),
     };
     let mut all: Vec<Candidate> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -1157,6 +1185,33 @@ mod tests {
         ] {
             assert!(!enumerates(&unit(s)), "{s}");
         }
+    }
+
+    #[test]
+    fn what_a_label_asks_after_its_topic_weighs_more_than_the_topic() {
+        assert!(focus_terms("Isolation levels: which is the default").contains("default"));
+        assert!(focus_terms("Isolation levels").is_empty());
+        let mut pages = BTreeMap::new();
+        pages.insert(
+            "u1".to_string(),
+            PageRead {
+                text: "In Quokka, you can request any of the four standard transaction isolation levels, but only three distinct isolation levels are implemented.\nTo set the transaction isolation level of a transaction, use the command SET TRANSACTION.\nSteady is the default isolation level in Quokka.\nThe default page size is 8 kB.\nThe default port is 4100.\nBy default, logs go to the data folder.\nThe default encoding is UTF-8.".into(),
+                as_of: Some("2026-01-01".into()),
+                ..Default::default()
+            },
+        );
+        let target = Target {
+            aspect: "Transaction isolation levels: which is the default",
+            question: "Which transaction isolation levels are there, and which is the default?",
+            entity: "",
+            today: "2026-06-01",
+        };
+        let f = extract(&target, &["u1".to_string()], &pages, false, false);
+        assert!(
+            f[0].sentence.starts_with("Steady is the default"),
+            "{}",
+            f[0].sentence
+        );
     }
 
     #[test]

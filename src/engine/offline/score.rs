@@ -374,11 +374,27 @@ fn asks_whole_release(aspect: &str, entity: &str) -> bool {
     })
 }
 
-/// What tells two things apart in a sentence: a contrasting conjunction
-/// or a comparison.
+/// What tells two things apart in a sentence: a contrasting conjunction,
+/// a comparison, or a relation one bears to the other ("FTS4 is an
+/// enhancement to FTS3").
 const CONTRASTING: &[&str] = &[
-    "while", "whereas", "unlike", "but", "however", "than", "instead", "rather", "compared",
+    "while",
+    "whereas",
+    "unlike",
+    "but",
+    "however",
+    "than",
+    "instead",
+    "rather",
+    "compared",
     "differs",
+    "enhancement",
+    "improvement",
+    "successor",
+    "superset",
+    "subset",
+    "replacement",
+    "alternative",
 ];
 
 /// For the aspect of a comparison that asks how its items differ ("Differences
@@ -1212,6 +1228,18 @@ mod tests {
             "{}",
             f[0].sentence
         );
+    }
+
+    #[test]
+    fn a_relation_of_one_item_to_the_other_sets_them_apart() {
+        let c = Contrast::of(
+            "Differences between Lark and Wren",
+            "Lark or Wren: how do they differ?",
+        );
+        assert_eq!(c.weigh("Wren is an enhancement to Lark."), 3.0);
+        assert_eq!(c.weigh("Wren is faster than Lark."), 3.0);
+        assert_eq!(c.weigh("Lark and Wren both index documents."), 1.5);
+        assert_eq!(c.weigh("Wren indexes documents."), 1.0);
     }
 
     #[test]

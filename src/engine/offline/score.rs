@@ -622,10 +622,12 @@ fn continuation<'a>(text: &str, units: &[sentences::Unit<'a>], at: usize) -> Vec
                     .to_lowercase()
             })
             .collect();
+        // It refers back early on ("To overcome this limitation"), or
+        // adds to what was just said ("jsonb also supports indexing").
         let refers = opens_referring(next.text)
             || opening
                 .iter()
-                .any(|w| matches!(w.as_str(), "this" | "these" | "such"));
+                .any(|w| matches!(w.as_str(), "this" | "these" | "such" | "also"));
         if !same_line(text, before, next) || next.is_row() || !refers || out.len() == CONTINUED {
             break;
         }
@@ -1240,6 +1242,16 @@ mod tests {
         assert_eq!(c.weigh("Wren is faster than Lark."), 3.0);
         assert_eq!(c.weigh("Lark and Wren both index documents."), 1.5);
         assert_eq!(c.weigh("Wren indexes documents."), 1.0);
+    }
+
+    #[test]
+    fn a_sentence_adding_to_the_one_before_goes_on_with_it() {
+        let text = "Wren stores a binary copy, while Lark stores the text. Wren also supports indexing, a real advantage. Lark keeps white space.";
+        let units = sentences::units(text);
+        assert_eq!(
+            continuation(text, &units, 0),
+            vec!["Wren also supports indexing, a real advantage."]
+        );
     }
 
     #[test]

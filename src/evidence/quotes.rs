@@ -175,9 +175,16 @@ pub fn normalize(text: &str) -> String {
 /// Whether `quote` appears verbatim (after [`unescape`] and [`normalize`])
 /// in `text`.
 pub fn quote_in_text(quote: &str, text: &str) -> bool {
-    let q = normalize(&unescape(quote));
-    let q = q.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
-    q.chars().count() >= MIN_QUOTE_CHARS && normalize(&unescape(text)).contains(q)
+    let q = quoted_words(quote);
+    q.chars().count() >= MIN_QUOTE_CHARS && normalize(&unescape(text)).contains(&q)
+}
+
+/// What a quote says, as matched: unescaped, normalised, without the
+/// quotation marks and spaces around it.
+fn quoted_words(quote: &str) -> String {
+    normalize(&unescape(quote))
+        .trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace())
+        .to_string()
 }
 
 /// The fewest characters a quote may have: anything shorter (a bare
@@ -186,9 +193,7 @@ pub const MIN_QUOTE_CHARS: usize = 8;
 
 /// Whether a quote is too short to be checked ([`MIN_QUOTE_CHARS`]).
 pub fn is_too_short(quote: &str) -> bool {
-    let q = normalize(&unescape(quote));
-    let q = q.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
-    q.chars().count() < MIN_QUOTE_CHARS
+    quoted_words(quote).chars().count() < MIN_QUOTE_CHARS
 }
 
 #[cfg(test)]

@@ -511,10 +511,7 @@ fn disagreements_section(
 /// ("500 characters" → ("charact", "500")), the word stemmed. Numbers
 /// followed by no counted word ("from 300 to 500") are not measures.
 fn measures(quote: &str) -> Vec<(String, String)> {
-    let words: Vec<&str> = quote
-        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ':' | '"'))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = figure_words(quote);
     words
         .windows(2)
         .filter_map(|w| {
@@ -531,6 +528,15 @@ fn measures(quote: &str) -> Vec<(String, String)> {
                 .flatten()?;
             number.then(|| (word, n.replace(',', "")))
         })
+        .collect()
+}
+
+/// A quote's words as figures are read from it: split at spaces,
+/// brackets, colons, semicolons and quotation marks.
+fn figure_words(quote: &str) -> Vec<&str> {
+    quote
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ':' | '"'))
+        .filter(|w| !w.is_empty())
         .collect()
 }
 
@@ -559,10 +565,7 @@ fn another_measure(quote: &str, other: &str) -> bool {
 /// 38"), each keyed by the name's stem and a `#` so that no measure
 /// shares its key.
 fn named_numbers(quote: &str) -> Vec<(String, String)> {
-    let words: Vec<&str> = quote
-        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ':' | '"'))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = figure_words(quote);
     words
         .windows(2)
         .filter_map(|w| {

@@ -359,8 +359,8 @@ fn submit(
         }
     } else if !kept.is_empty() && (explains(aspect) || contrasts(asked)) {
         // A question answered in sentences (how, why, what is, which
-        // ones), or a comparison's cell or contrast asking for no value:
-        // the best sentences found are its answer.
+        // ones), or a comparison's contrast of its items asking for no
+        // value: the best sentences found are its answer.
         args["answered"] = json!(true);
     }
     (summary.clone(), vec![(SUBMIT_FINDINGS, args)])

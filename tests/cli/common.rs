@@ -120,3 +120,17 @@ pub fn run_files(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Serves `app` on a loopback port on `rt`; returns its OpenAI-style base
+/// URL ("http://127.0.0.1:PORT/v1").
+pub fn serve_on_loopback(rt: &tokio::runtime::Runtime, app: axum::Router) -> String {
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let base = format!(
+        "http://127.0.0.1:{}/v1",
+        listener.local_addr().unwrap().port()
+    );
+    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    base
+}

@@ -308,17 +308,10 @@ pub(super) fn start_with(fault: Fault, script: Script) -> Server {
         requests: Arc::default(),
         hang_at: Arc::default(),
     };
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let base = format!(
-        "http://127.0.0.1:{}/v1",
-        listener.local_addr().unwrap().port()
-    );
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
         .with_state(session.clone());
-    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let base = super::common::serve_on_loopback(&rt, app);
     Server {
         base,
         session,

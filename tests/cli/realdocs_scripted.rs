@@ -282,17 +282,10 @@ fn whole_words<'a>(text: &'a str, fact: &'a str) -> impl Iterator<Item = usize> 
 fn every_key_fact_reaches_the_report_when_the_model_submits_the_right_sentences() {
     let rt = runtime();
     let case: Shared = Arc::default();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let base = format!(
-        "http://127.0.0.1:{}/v1",
-        listener.local_addr().unwrap().port()
-    );
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
         .with_state(case.clone());
-    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let base = super::common::serve_on_loopback(&rt, app);
     let (mut in_answer, mut in_report, mut total) = (0, 0, 0);
     let mut short = Vec::new();
     for set in ["sqlite", "postgresql"] {

@@ -129,17 +129,10 @@ async fn chat(State(counts): State<Arc<Counts>>, body: axum::Json<Value>) -> axu
 /// A loopback OpenAI-compatible server answering with the offline policy.
 fn serve(rt: &tokio::runtime::Runtime) -> (String, Arc<Counts>) {
     let counts = Arc::new(Counts::default());
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let base = format!(
-        "http://127.0.0.1:{}/v1",
-        listener.local_addr().unwrap().port()
-    );
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
         .with_state(counts.clone());
-    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let base = super::common::serve_on_loopback(rt, app);
     (base, counts)
 }
 

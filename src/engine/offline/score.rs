@@ -1209,22 +1209,11 @@ mod tests {
     fn what_a_label_asks_after_its_topic_weighs_more_than_the_topic() {
         assert!(focus_terms("Isolation levels: which is the default").contains("default"));
         assert!(focus_terms("Isolation levels").is_empty());
-        let mut pages = BTreeMap::new();
-        pages.insert(
-            "u1".to_string(),
-            PageRead {
-                text: "In Quokka, you can request any of the four standard transaction isolation levels, but only three distinct isolation levels are implemented.\nTo set the transaction isolation level of a transaction, use the command SET TRANSACTION.\nSteady is the default isolation level in Quokka.\nThe default page size is 8 kB.\nThe default port is 4100.\nBy default, logs go to the data folder.\nThe default encoding is UTF-8.".into(),
-                as_of: Some("2026-01-01".into()),
-                ..Default::default()
-            },
+        let f = extract_one(
+            "Transaction isolation levels: which is the default",
+            "Which transaction isolation levels are there, and which is the default?",
+            "In Quokka, you can request any of the four standard transaction isolation levels, but only three distinct isolation levels are implemented.\nTo set the transaction isolation level of a transaction, use the command SET TRANSACTION.\nSteady is the default isolation level in Quokka.\nThe default page size is 8 kB.\nThe default port is 4100.\nBy default, logs go to the data folder.\nThe default encoding is UTF-8.",
         );
-        let target = Target {
-            aspect: "Transaction isolation levels: which is the default",
-            question: "Which transaction isolation levels are there, and which is the default?",
-            entity: "",
-            today: "2026-06-01",
-        };
-        let f = extract(&target, &["u1".to_string()], &pages, false, false);
         assert!(
             f[0].sentence.starts_with("Steady is the default"),
             "{}",
@@ -1268,25 +1257,9 @@ mod tests {
 
     #[test]
     fn asked_which_to_choose_the_recommendation_leads() {
-        let mut pages = BTreeMap::new();
-        pages.insert(
-            "u1".to_string(),
-            PageRead {
-                text: "Lark and Wren are modules that let users search documents.\nWren is sometimes much faster than Lark, though in the common case the two perform alike. On the other hand, Wren needs a little more disk space than Lark. For newer applications, Wren is recommended; though if compatibility with older versions is important, then Lark will usually serve just as well.".into(),
-                as_of: Some("2026-01-01".into()),
-                ..Default::default()
-            },
-        );
+        let text = "Lark and Wren are modules that let users search documents.\nWren is sometimes much faster than Lark, though in the common case the two perform alike. On the other hand, Wren needs a little more disk space than Lark. For newer applications, Wren is recommended; though if compatibility with older versions is important, then Lark will usually serve just as well.";
         let question = "Lark or Wren: how do they differ, and which one should I use?";
-        let ask = |aspect| {
-            let target = Target {
-                aspect,
-                question,
-                entity: "",
-                today: "2026-06-01",
-            };
-            extract(&target, &["u1".to_string()], &pages, false, false)
-        };
+        let ask = |aspect| extract_one(aspect, question, text);
         let f = ask("Which to choose: Lark or Wren");
         assert!(
             f[0].sentence.contains("Wren is recommended"),
@@ -1421,6 +1394,19 @@ mod tests {
     fn ask_one_page(question: &str, text: &str, title: &str) -> Vec<Candidate> {
         let pages = BTreeMap::from([("u".to_string(), page(text, title, "2026-01-01", "other"))]);
         ask(question, "", &pages, &["u"])
+    }
+
+    /// The findings for `aspect` of `question` on one page of `text`.
+    fn extract_one(aspect: &str, question: &str, text: &str) -> Vec<Candidate> {
+        let mut pages = BTreeMap::new();
+        pages.insert("u1".to_string(), page(text, "", "2026-01-01", "other"));
+        let target = Target {
+            aspect,
+            question,
+            entity: "",
+            today: "2026-06-01",
+        };
+        extract(&target, &["u1".to_string()], &pages, false, false)
     }
 
     fn page(text: &str, title: &str, as_of: &str, source_type: &str) -> PageRead {

@@ -29,7 +29,7 @@ use dra::engine::{page_view, spotlight};
 use serde_json::{Value, json};
 
 use super::common::{TestHome, repo_path, section};
-use super::scripted_offline::{runtime, to_request};
+use super::scripted_offline::{assistant_message, runtime, to_request};
 
 /// The case the server is scripted for: its facts and their pages' URLs.
 #[derive(Default, Clone)]
@@ -238,16 +238,7 @@ async fn chat(State(case): State<Shared>, body: axum::Json<Value>) -> axum::Json
         let calls = right_sentences(&case, &request.messages);
         return reply(json!({"role": "assistant", "content": "", "tool_calls": calls}));
     }
-    let calls: Vec<Value> = offline
-        .tool_calls
-        .iter()
-        .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments.to_string()}}))
-        .collect();
-    let mut message = json!({"role": "assistant", "content": offline.content});
-    if !calls.is_empty() {
-        message["tool_calls"] = json!(calls);
-    }
-    reply(message)
+    reply(assistant_message(&offline))
 }
 
 /// Folds like `benches/realdocs.sh`'s scorer: a fact is found when its

@@ -10,7 +10,9 @@ use axum::Router;
 use axum::extract::State;
 use axum::routing::post;
 use dra::config::ModelRole;
-use dra::engine::model::{ChatModel, ChatRequest, Message, NoSink, Role, ToolCall, ToolSpec};
+use dra::engine::model::{
+    ChatModel, ChatRequest, ChatResponse, Message, NoSink, Role, ToolCall, ToolSpec,
+};
 use dra::engine::offline::OfflineModel;
 use serde_json::{Value, json};
 
@@ -112,6 +114,15 @@ async fn chat(State(counts): State<Arc<Counts>>, body: axum::Json<Value>) -> axu
         );
     }
     let reply = OfflineModel.complete(&request, &NoSink).await.unwrap();
+    let message = assistant_message(&reply);
+    axum::Json(
+        json!({"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}], "usage": usage}),
+    )
+}
+
+/// A model's reply as the assistant message of an OpenAI chat completion:
+/// its text, and its tool calls when it makes any.
+pub(super) fn assistant_message(reply: &ChatResponse) -> Value {
     let calls: Vec<Value> = reply
         .tool_calls
         .iter()
@@ -121,9 +132,7 @@ async fn chat(State(counts): State<Arc<Counts>>, body: axum::Json<Value>) -> axu
     if !calls.is_empty() {
         message["tool_calls"] = json!(calls);
     }
-    axum::Json(
-        json!({"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}], "usage": usage}),
-    )
+    message
 }
 
 /// A loopback OpenAI-compatible server answering with the offline policy.

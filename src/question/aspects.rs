@@ -42,6 +42,11 @@ pub struct Decomposition {
     pub topic: Option<String>,
     /// Readable labels, one per aspect to research.
     pub aspects: Vec<String>,
+    /// The aspects are (or include) a kind's template, not only what the
+    /// question asks: the due-diligence checklist, "What X is" and "How X
+    /// works" for a bare "How does X work?", the when and before of a bare
+    /// "What changed in X?". A skill's own checklist may replace them.
+    pub templated: bool,
 }
 
 /// Splits a question into its kind, topic and aspects. `subject` is the
@@ -67,12 +72,16 @@ pub fn decompose(question: &str, subject: Option<&str>) -> Decomposition {
     {
         aspects = items;
     }
+    let mut templated = false;
     if aspects.is_empty() {
-        aspects = match kind {
-            QuestionKind::DueDiligence => DUE_DILIGENCE_CHECKLIST
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+        (aspects, templated) = match kind {
+            QuestionKind::DueDiligence => (
+                DUE_DILIGENCE_CHECKLIST
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                true,
+            ),
             _ => by_clause(kind, &clauses, topic.as_deref(), subject),
         };
     }
@@ -91,6 +100,7 @@ pub fn decompose(question: &str, subject: Option<&str>) -> Decomposition {
         kind,
         topic,
         aspects,
+        templated,
     }
 }
 
@@ -272,7 +282,7 @@ fn topic_of(clause: &str) -> Option<String> {
 }
 
 /// Replaces the pronoun `it` (and `its`) with the topic so a clause reads alone.
-fn resolve_pronouns(clause: &str, topic: Option<&str>) -> String {
+pub(crate) fn resolve_pronouns(clause: &str, topic: Option<&str>) -> String {
     let Some(topic) = topic else {
         return clause.to_string();
     };
@@ -453,8 +463,9 @@ fn by_clause(
     clauses: &[String],
     topic: Option<&str>,
     subject: Option<&str>,
-) -> Vec<String> {
+) -> (Vec<String>, bool) {
     let mut out: Vec<String> = Vec::new();
+    let mut templated = false;
     match kind {
         QuestionKind::HowItWorks => {
             let t = topic.or(subject).unwrap_or("it");
@@ -477,6 +488,7 @@ fn by_clause(
             if generic {
                 out.push(format!("What {t} is"));
                 out.push(format!("How {t} works"));
+                templated = clauses.len() < 2;
             } else {
                 for c in clauses {
                     out.push(label(&resolve_pronouns(c, Some(t))));
@@ -486,6 +498,7 @@ fn by_clause(
             if asks_overview(clauses) {
                 out.push(format!("Components of {t}"));
                 out.push(format!("Limits and known problems of {t}"));
+                templated = true;
             }
         }
         QuestionKind::Landscape => {
@@ -528,6 +541,7 @@ fn by_clause(
                     (QuestionKind::WhatChanged, Some(t)) => {
                         out.push(format!("When the changes to {t} took effect"));
                         out.push(format!("{} before the change", capitalise(t)));
+                        templated = true;
                     }
                     (QuestionKind::Statement, _) => {
                         if let Some(s) = speaker(&clauses[0]) {
@@ -539,7 +553,7 @@ fn by_clause(
             }
         }
     }
-    out.into_iter().map(|a| label(&a)).collect()
+    (out.into_iter().map(|a| label(&a)).collect(), templated)
 }
 
 /// The speaker of "What did X say ..." / "What has X said ...", when it is

@@ -10,10 +10,10 @@ mod text;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use aspects::split_list;
 pub use aspects::{
     DUE_DILIGENCE_CHECKLIST, Decomposition, MAX_ASPECTS, comparison_items, decompose, plan_problems,
 };
+pub(crate) use aspects::{resolve_pronouns, split_list};
 pub use clarity::{Unclear, Unresearchable, content_words, fold_answers, unclear, unresearchable};
 pub use query::{refined_query, search_query};
 

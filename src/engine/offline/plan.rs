@@ -175,17 +175,13 @@ fn orchestrator_turn_with(t: &Transcript, asking: Asking) -> LeadTurn {
         .is_some_and(|c| c.result.is_some_and(|r| r.starts_with("Error")));
     let todos_call = plans.last().filter(|_| !bounced || plans.len() >= 2);
     let Some(todos_call) = todos_call else {
-        let mut aspects = plan_aspects(&question, anchors.name.as_deref());
-        // The skill read names its aspects ("Plan aspects: ..."): they come
-        // first, so the plan is the skill's as well as the question's.
-        let named = t
+        let asked = question::decompose(&question, anchors.name.as_deref());
+        let skills: Vec<&str> = t
             .called(READ_SKILL)
             .filter_map(|c| c.result)
-            .map(|r| super::skill::skill_aspects(unwrap_spotlight(r)))
-            .find(|a| !a.is_empty());
-        if let Some(named) = named {
-            aspects = super::skill::with_skill_aspects(named, aspects, question::MAX_ASPECTS);
-        }
+            .map(unwrap_spotlight)
+            .collect();
+        let aspects = super::skill::plan_with_skills(&skills, asked);
         let todos: Vec<Value> = aspects
             .iter()
             .map(|a| json!({"content": a, "status": "pending"}))

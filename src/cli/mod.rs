@@ -3,12 +3,50 @@
 //! human mode, JSONL events only with `--json`.
 
 /// Like `eprintln!`, but a closed or full stderr is ignored instead of
-/// panicking: losing a progress line must never stop a run.
+/// panicking: losing a progress line must never stop a run. On a terminal
+/// the line is folded to its width (see [`folded_for_stderr`]).
 macro_rules! errln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::cli::folded_for_stderr(&line));
     }};
+}
+
+/// A message for stderr as a terminal of its current width shows it: words
+/// folded before the last column and later lines indented two spaces, so
+/// the terminal never wraps a row mid-word. Into a pipe or a file it is
+/// unchanged (one line per message, for grep).
+pub(crate) fn folded_for_stderr(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    fold(text, stderr_line_width())
+}
+
+/// The columns a line on stderr may take: the terminal's width less its last
+/// column, where a terminal would wait to wrap.
+pub(crate) fn stderr_line_width() -> usize {
+    usize::from(console::Term::stderr().size().1).saturating_sub(1)
+}
+
+/// `text` folded at `width` columns (at least 20; colour escapes take no
+/// room), later lines of each line indented two spaces.
+fn fold(text: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    let width = width.max(20);
+    if text
+        .lines()
+        .all(|l| textwrap::core::display_width(l) <= width)
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let options = textwrap::Options::new(width).subsequent_indent("  ");
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|l| textwrap::fill(l, &options))
+        .collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
 }
 
 mod ask;
@@ -358,4 +396,25 @@ pub(crate) fn resolve_config_with_mcp(
             .insert(crate::config::settings::RUNS_DIR, d.display().to_string());
     }
     crate::config::Config::resolve(&layers).map_err(|e| CliError::Usage(anyhow::anyhow!(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_long_message_folds_at_the_width_with_an_indent() {
+        let text = "warning: skipped /tmp/corpus/broken.md: a broken symbolic link (nowhere.md)";
+        let folded = super::fold(text, 30);
+        assert!(folded.lines().all(|l| l.chars().count() <= 30), "{folded}");
+        assert!(
+            folded.lines().skip(1).all(|l| l.starts_with("  ")),
+            "{folded}"
+        );
+        let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(words(&folded), words(text));
+        // Short lines and each line of a message on its own.
+        assert_eq!(super::fold("ok\nfine", 30), "ok\nfine");
+        // Colour escapes take no room.
+        let red = format!("\u{1b}[31m{}\u{1b}[0m", "x".repeat(25));
+        assert_eq!(super::fold(&red, 30), red);
+    }
 }

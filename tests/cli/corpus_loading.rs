@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::common::{TestHome, repo_path};
 use dra::corpus::{Corpus, LoadOptions};
 
-const QUESTION: &str = "Is Tarsk Mills (Ostrava) a reliable flour supplier? Check leadership, pricing and reliability.";
+pub(super) const QUESTION: &str = "Is Tarsk Mills (Ostrava) a reliable flour supplier? Check leadership, pricing and reliability.";
 
 /// A few good documents about one fictional company.
 fn good_docs(dir: &Path) {
@@ -250,7 +250,7 @@ fn the_runs_folder_inside_the_corpus_is_not_evidence() {
 }
 
 /// The bad files of issue 10, each skipped or read with one warning.
-fn messy_folder(dir: &Path) {
+pub(super) fn messy_folder(dir: &Path) {
     good_docs(dir);
     // Latin-1 / Windows-1252 text.
     std::fs::write(

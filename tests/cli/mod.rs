@@ -12,6 +12,7 @@ mod diff;
 mod endings;
 mod follow_up;
 mod instructions;
+mod live_rows;
 mod lookalikes;
 mod mcp;
 mod mcp_faults;

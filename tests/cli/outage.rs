@@ -12,14 +12,14 @@ use super::common::{TestHome, parse_events};
 use dra::protocol::{EventBody, StatusReason, StatusState};
 
 /// A loopback port nothing listens on.
-fn dead_port() -> u16 {
+pub(super) fn dead_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }
 
 /// A Tavily-style search server: every request gets a 500, or results
 /// that point to pages on `pages_port`.
-fn search_server(fail: bool, pages_port: u16) -> (String, tokio::runtime::Runtime) {
+pub(super) fn search_server(fail: bool, pages_port: u16) -> (String, tokio::runtime::Runtime) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

@@ -11,7 +11,7 @@ use super::common::{PADMAPAY_QUESTION, TestHome, repo_path};
 use dra::protocol::{Event, EventBody};
 
 /// Filters for what differs between two identical runs.
-fn settings(sb: &TestHome) -> insta::Settings {
+pub(super) fn settings(sb: &TestHome) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_prepend_module_to_snapshot(false);
     let home = regex::escape(&sb.dir.path().display().to_string());
@@ -19,6 +19,7 @@ fn settings(sb: &TestHome) -> insta::Settings {
     s.add_filter(&regex::escape(env!("CARGO_MANIFEST_DIR")), "[REPO]");
     s.add_filter(r"\d{8}T\d{6}Z-[0-9a-f]{8}", "[RUN]");
     s.add_filter(r"run [0-9a-f]{8}", "run [ID]");
+    s.add_filter(r"resume [0-9a-f]{8}", "resume [ID]");
     s.add_filter(r"v\d+\.\d+\.\d+", "v[VERSION]");
     s.add_filter(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z", "[TIME]");
     s.add_filter(r"(?m)^[0-9a-f]{8}   ", "[ID]       ");
@@ -69,7 +70,7 @@ fn offline_run(sb: &TestHome) -> (String, String) {
 /// The rows with each batch of page reads in one order: a sub-researcher
 /// reads a search's pages at once, and their `read`/`rejected` lines come
 /// in the order the reads finish, which the load of the machine decides.
-fn reads_in_order(rows: &str) -> String {
+pub(super) fn reads_in_order(rows: &str) -> String {
     let is_read = |l: &str| {
         let t = l.trim_start();
         t.starts_with("rejected ") || t.split_whitespace().nth(1) == Some("read")

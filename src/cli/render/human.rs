@@ -78,7 +78,7 @@ impl Human {
         }
         match &self.live {
             Some(m) => {
-                let _ = m.println(text);
+                let _ = m.println(super::super::folded_for_stderr(text));
             }
             None => errln!("{text}"),
         }
@@ -89,7 +89,7 @@ impl Human {
     fn fit(&self, text: &str) {
         match &self.live {
             Some(_) => {
-                let width = usize::from(console::Term::stderr().size().1).max(20);
+                let width = super::super::stderr_line_width().max(20);
                 self.line(&console::truncate_str(text, width, "…"));
             }
             None => self.line(text),

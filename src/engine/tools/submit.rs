@@ -368,7 +368,7 @@ fn accept(
     ToolOutput {
         ok: true,
         content: format!("Findings accepted ({n})."),
-        summary: format!("{n} findings accepted"),
+        summary: format!("{} accepted", crate::count(n, "finding")),
         error_class: None,
         deliverable: Some(Deliverable::Findings(result)),
         repeated: false,

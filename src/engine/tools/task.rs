@@ -65,14 +65,14 @@ impl TypedTool for Task {
                     EventBody::Subagent {
                         unit: unit.clone(),
                         state: SubagentState::Done,
-                        description: format!("{} findings", findings.findings.len()),
+                        description: crate::count(findings.findings.len(), "finding"),
                     },
                 );
                 let n = findings.findings.len();
                 // Quotes are page text: the whole result is marked as data.
                 ToolOutput::ok(
                     run.spotlight(&serde_json::to_string_pretty(&findings).unwrap_or_default()),
-                    format!("{unit}: {n} findings"),
+                    format!("{unit}: {}", crate::count(n, "finding")),
                 )
             }
             Err(why) => {

@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut tally: BTreeMap<(String, String, &str, &str), [f64; 5]> = BTreeMap::new();
     let embedder: Option<std::sync::Arc<dyn dra::embed::Embedder>> =
         match std::env::var_os(dra::embed::MODEL_KEY) {
-            Some(dir) => Some(std::sync::Arc::new(dra::embed::load(Path::new(&dir))?)),
+            Some(dir) => Some(dra::embed::load(Path::new(&dir))?),
             None => {
                 eprintln!("{} is not set: BM25 only", dra::embed::MODEL_KEY);
                 None

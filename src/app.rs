@@ -380,7 +380,6 @@ pub fn rank_by_meaning(
     corpus: &mut Corpus,
     notes: &mut Vec<Note>,
 ) -> Result<String, SetupError> {
-    use crate::embed::Embedder as _;
     use crate::embed::store::{VectorStore, path_for};
     let Some(dir) = &settings.corpus.embed_model else {
         notes.push(Note::info(format!(
@@ -402,7 +401,7 @@ pub fn rank_by_meaning(
         )));
     }
     corpus
-        .set_embedder(Arc::new(model), store)
+        .set_embedder(model, store)
         .map_err(|e| SetupError::Failure(e.to_string()))?;
     let (all, known) = corpus.dense_coverage().unwrap_or_default();
     let mut label = format!("; searched by words and by meaning with {id}");

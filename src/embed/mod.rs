@@ -2,16 +2,20 @@
 //! close two texts are in meaning, so a question finds the passage that
 //! answers it in other words. [`Embedder`] is the port; [`SentenceBert`]
 //! runs a sentence-transformers BERT model (all-MiniLM-L6-v2, say) in pure
-//! Rust with candle.
+//! Rust with candle; [`StaticModel`] is a table of token vectors distilled
+//! from one ([`distill`]), far faster and somewhat less exact.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod bert;
+mod static_model;
 pub mod store;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use bert::SentenceBert;
+pub use static_model::{StaticModel, distill};
 
 /// The setting that names a sentence-transformers model folder.
 pub const MODEL_KEY: &str = crate::config::settings::EMBED_MODEL;
@@ -61,8 +65,10 @@ pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Loads the model a folder holds, checking first that its files are there.
-pub fn load(dir: &Path) -> Result<SentenceBert, EmbedError> {
+/// Loads the model a folder holds, checking first that its files are there:
+/// a static model when its `config.json` says `"model_type": "model2vec"`,
+/// else a sentence-transformers BERT model.
+pub fn load(dir: &Path) -> Result<Arc<dyn Embedder>, EmbedError> {
     for &file in MODEL_FILES {
         if !dir.join(file).is_file() {
             return Err(EmbedError::Missing {
@@ -71,5 +77,10 @@ pub fn load(dir: &Path) -> Result<SentenceBert, EmbedError> {
             });
         }
     }
-    SentenceBert::load(dir)
+    let config = std::fs::read_to_string(dir.join("config.json")).unwrap_or_default();
+    if static_model::is_static(&config) {
+        Ok(Arc::new(StaticModel::load(dir)?))
+    } else {
+        Ok(Arc::new(SentenceBert::load(dir)?))
+    }
 }

@@ -26,7 +26,7 @@ fn model_dir() -> PathBuf {
 }
 
 fn model() -> Arc<dyn Embedder> {
-    Arc::new(dra::embed::load(&model_dir()).unwrap())
+    dra::embed::load(&model_dir()).unwrap()
 }
 
 #[test]
@@ -59,6 +59,72 @@ fn the_model_puts_a_paraphrase_nearer_than_shared_words() {
     // The same text in a batch of one or of many gives the same vector.
     let alone = m.embed(&["How do I change my password?"]).unwrap();
     assert!(similarity(&alone[0], &v[0]) > 0.9999);
+}
+
+/// A static model distilled from the real one: a folder `load` reads as
+/// static, unit vectors, paraphrases nearer than unrelated text, the same
+/// hybrid search result as the transformer on the look-alike pages, and a
+/// table that does not fit the vocabulary refused as damaged.
+#[test]
+fn a_distilled_static_model_embeds_by_meaning() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("static-minilm");
+    let mut last = (0, 0);
+    dra::embed::distill(&model_dir(), &dir, &mut |done, all| last = (done, all)).unwrap();
+    assert_eq!(last.0, last.1, "every token distilled");
+    let m = dra::embed::load(&dir).unwrap();
+    assert!(m.id().contains("static"), "{}", m.id());
+    assert_eq!(m.dim(), 384);
+    assert_ne!(m.fingerprint(), model().fingerprint());
+    let v = m
+        .embed(&[
+            "How do I change my password?",
+            "Steps to reset the secret you log in with.",
+            "The train to Lyon leaves at noon.",
+        ])
+        .unwrap();
+    for x in &v {
+        let norm: f32 = x.iter().map(|a| a * a).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-3, "not unit length: {norm}");
+    }
+    let paraphrase = similarity(&v[0], &v[1]);
+    let unrelated = similarity(&v[0], &v[2]);
+    assert!(paraphrase > unrelated + 0.1, "{paraphrase} vs {unrelated}");
+    let query = "how often should I service my automobile";
+    let mut corpus = Corpus::new("lookalikes".into(), lookalike_corpus()).unwrap();
+    let store = VectorStore::in_memory(m.fingerprint(), m.dim());
+    corpus.set_embedder(m, store).unwrap();
+    corpus.embed_all(4, &mut |_, _| {}).unwrap();
+    assert!(
+        rank_of(&corpus, query, "https://docs.example/car-care").is_some(),
+        "hybrid ranking with the static model left it out"
+    );
+    // A table cut short is damaged, named with the folder and the file.
+    let short = out.path().join("short");
+    std::fs::create_dir(&short).unwrap();
+    for f in ["config.json", "tokenizer.json"] {
+        std::fs::copy(dir.join(f), short.join(f)).unwrap();
+    }
+    let table = candle_free_table(2, 4);
+    std::fs::write(short.join("model.safetensors"), table).unwrap();
+    let err = dra::embed::load(&short).err().unwrap().to_string();
+    assert!(
+        err.contains("model.safetensors") && err.contains("short"),
+        "{err}"
+    );
+}
+
+/// A safetensors file with one f32 `embeddings` table of `rows` x `dim`
+/// zeros, written by hand (its format is a JSON header and the bytes).
+fn candle_free_table(rows: usize, dim: usize) -> Vec<u8> {
+    let bytes = rows * dim * 4;
+    let header = format!(
+        r#"{{"embeddings":{{"dtype":"F32","shape":[{rows},{dim}],"data_offsets":[0,{bytes}]}}}}"#
+    );
+    let mut out = (header.len() as u64).to_le_bytes().to_vec();
+    out.extend(header.as_bytes());
+    out.extend(vec![0u8; bytes]);
+    out
 }
 
 fn page(url: &str, title: &str, text: &str) -> RawDocument {

@@ -334,7 +334,7 @@ pub const SETTINGS: &[SettingSpec] = &[
         EMBED_MODEL,
         Kind::Path,
         None,
-        "A sentence-transformers model folder (config.json, model.safetensors, tokenizer.json; e.g. all-MiniLM-L6-v2): corpus search then ranks by meaning as well as words",
+        "A sentence-transformers model folder (config.json, model.safetensors, tokenizer.json; e.g. all-MiniLM-L6-v2) or a static model2vec folder: corpus search then ranks by meaning as well as words",
     ),
     s(
         RUNS_DIR,

@@ -55,6 +55,7 @@ mod diff;
 mod doctor;
 mod eval;
 pub mod exit;
+mod export;
 mod index;
 mod lint_report;
 mod mcp_serve;
@@ -139,6 +140,8 @@ pub enum Command {
     Index(index::IndexArgs),
     /// List recent runs (newest first), or prune old ones with --prune AGE.
     Runs(runs::RunsArgs),
+    /// Export a run's cited sources as a bibliography (CSL-JSON, BibTeX or RIS) for Zotero, Pandoc or LaTeX.
+    Export(export::ExportArgs),
     /// What changed between two runs of a question: new, changed and retracted answers, with sources (--exit-code: 9 on change).
     Diff(diff::DiffArgs),
     /// Re-run every question of a file once (--once, for cron or CI), each compared with its previous run; one summary of what changed.
@@ -212,6 +215,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Index(args) => index::run(&cli.global, args),
         Command::Runs(args) => runs::run(&cli.global, args),
         Command::Diff(args) => diff::run(&cli.global, args),
+        Command::Export(args) => export::run(&cli.global, args),
         Command::Watch(args) => watch::run(&cli.global, args),
         Command::Eval(args) => eval::run(&cli.global, args),
         Command::LintReport(args) => lint_report::run(&cli.global, args),

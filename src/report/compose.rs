@@ -33,6 +33,12 @@ pub struct SourceEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
     pub retrieved: String,
+    /// Authors the page names (front matter, JSON-LD, meta tags).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    /// The publisher the page names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -1039,6 +1045,12 @@ pub fn finalize(
                 published: p.published.clone(),
                 updated: p.updated.clone(),
                 retrieved: p.retrieved.clone(),
+                authors: p
+                    .authors
+                    .iter()
+                    .map(|a| crate::document::single_line(a))
+                    .collect(),
+                publisher: p.publisher.as_deref().map(crate::document::single_line),
             })
         })
         .collect();

@@ -2,6 +2,7 @@
 //! the final report.md and sources.json.
 
 pub mod answers;
+pub mod bibliography;
 pub mod citations;
 pub mod claim_check;
 pub mod compose;

@@ -10,6 +10,7 @@ mod custom_tools;
 mod dense;
 mod diff;
 mod endings;
+mod export;
 mod follow_up;
 mod instructions;
 mod live_rows;

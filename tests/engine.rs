@@ -238,6 +238,7 @@ fn text(content: &str) -> ChatResponse {
         usage: Usage {
             input_tokens: 100,
             output_tokens: 20,
+            cached_input_tokens: 0,
         },
         model: "test/script".into(),
     }

@@ -80,6 +80,7 @@ mod tests {
             report_path: None,
             sources: 0,
             total_tokens: 0,
+            cached_tokens: 0,
             cost_usd: 0.0,
             duration: std::time::Duration::ZERO,
             tool_calls: 0,

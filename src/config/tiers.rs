@@ -1,7 +1,11 @@
 //! MODEL_TIERS: the named price packages. Which models a tier means is decided
 //! here, in one reviewed place, never per environment variable or per run.
 //! Prices are dollars per million tokens (input, output), checked against
-//! OpenRouter on 2026-07-30; they drift.
+//! OpenRouter on 2026-07-30; they drift. A cached input token (a prompt
+//! prefix the provider read from its cache) costs the provider family's
+//! cache-read share of the input price: a tenth for Anthropic and DeepSeek,
+//! a quarter for Google, and the full price for families whose cache price
+//! was not checked, so a cost is never under-counted.
 
 use serde::Serialize;
 
@@ -12,14 +16,47 @@ pub struct ModelSlot {
     pub input_per_m: f64,
     /// $ per million output tokens.
     pub output_per_m: f64,
+    /// $ per million input tokens read from the provider's prompt cache.
+    pub cached_input_per_m: f64,
 }
 
 impl ModelSlot {
-    /// Dollar cost of one call.
-    pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
-        (input_tokens as f64 * self.input_per_m + output_tokens as f64 * self.output_per_m)
+    /// Dollar cost of one call, `cached` of its input tokens read from the
+    /// provider's prompt cache.
+    pub fn cost(&self, input_tokens: u64, output_tokens: u64, cached: u64) -> f64 {
+        let cached = cached.min(input_tokens);
+        ((input_tokens - cached) as f64 * self.input_per_m
+            + cached as f64 * self.cached_input_per_m
+            + output_tokens as f64 * self.output_per_m)
             / 1_000_000.0
     }
+}
+
+/// The share of the input price a cached input token costs, by the slug's
+/// provider family (see the module's note).
+const fn cache_share(slug: &str) -> f64 {
+    let b = slug.as_bytes();
+    if starts_with(b, b"anthropic/") || starts_with(b, b"deepseek/") {
+        0.1
+    } else if starts_with(b, b"google/") {
+        0.25
+    } else {
+        1.0
+    }
+}
+
+const fn starts_with(s: &[u8], prefix: &[u8]) -> bool {
+    if s.len() < prefix.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < prefix.len() {
+        if s[i] != prefix[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -60,6 +97,7 @@ const fn slot(slug: &'static str, input_per_m: f64, output_per_m: f64) -> ModelS
         slug,
         input_per_m,
         output_per_m,
+        cached_input_per_m: input_per_m * cache_share(slug),
     }
 }
 
@@ -154,6 +192,14 @@ mod tests {
     #[test]
     fn cost_uses_per_million_prices() {
         let s = slot("x", 2.0, 10.0);
-        assert!((s.cost(1_000_000, 100_000) - 3.0).abs() < 1e-9);
+        assert!((s.cost(1_000_000, 100_000, 0) - 3.0).abs() < 1e-9);
+        // An unchecked family's cached tokens cost the full input price.
+        assert!((s.cost(1_000_000, 100_000, 600_000) - 3.0).abs() < 1e-9);
+        // Anthropic's cost a tenth: 400k at $2 + 600k at $0.20 + $1 out.
+        let a = slot("anthropic/claude-x", 2.0, 10.0);
+        assert!((a.cost(1_000_000, 100_000, 600_000) - 1.92).abs() < 1e-9);
+        assert!((slot("google/g", 1.0, 1.0).cached_input_per_m - 0.25).abs() < 1e-12);
+        // More cached than sent is capped at what was sent.
+        assert!((a.cost(10, 0, 99) - a.cost(10, 0, 10)).abs() < 1e-15);
     }
 }

@@ -292,7 +292,7 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
     let est_in = estimate_tokens(&request_json);
     let est_usd = match run.mode {
         RunMode::Offline => 0.0,
-        RunMode::Online => slot.cost(est_in, RESERVED_OUTPUT_TOKENS),
+        RunMode::Online => slot.cost(est_in, RESERVED_OUTPUT_TOKENS, 0),
     };
     let hold = match run
         .budget
@@ -355,7 +355,11 @@ pub async fn call_model(cx: &AgentCx, request: &ChatRequest) -> Result<ChatRespo
     }
     let cost = match run.mode {
         RunMode::Offline => 0.0,
-        RunMode::Online => slot.cost(usage.input_tokens, usage.output_tokens),
+        RunMode::Online => slot.cost(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cached_input_tokens,
+        ),
     };
     run.budget.settle(hold, usage.total(), cost);
     run.meter.add(&response.model, usage, cost);

@@ -79,12 +79,20 @@ impl Meter {
             calls: 0,
             input_tokens: 0,
             output_tokens: 0,
+            cached_input_tokens: 0,
             cost_usd: 0.0,
         });
         e.calls += 1;
         e.input_tokens += usage.input_tokens;
+        e.cached_input_tokens += usage.cached_input_tokens;
         e.output_tokens += usage.output_tokens;
         e.cost_usd += cost;
+    }
+
+    /// Input tokens read from the providers' prompt caches, all models.
+    pub fn cached_input_tokens(&self) -> u64 {
+        let m = self.per_model.lock_or_recover();
+        m.values().map(|u| u.cached_input_tokens).sum()
     }
 
     pub fn snapshot(&self) -> Vec<ModelUsage> {

@@ -164,6 +164,8 @@ pub struct RunSummary {
     pub report_path: Option<PathBuf>,
     pub sources: usize,
     pub total_tokens: u64,
+    /// Of the input tokens, those read from the providers' prompt caches.
+    pub cached_tokens: u64,
     pub cost_usd: f64,
     pub duration: Duration,
     pub tool_calls: u64,

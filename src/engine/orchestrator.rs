@@ -127,6 +127,7 @@ pub(super) async fn engine_task(
                 report_path: None,
                 sources: ctx.pages.source_count(),
                 total_tokens: ctx.budget.spent().tokens,
+                cached_tokens: ctx.meter.cached_input_tokens(),
                 cost_usd: ctx.budget.spent().usd,
                 duration: ctx.budget.elapsed(),
                 tool_calls: ctx.budget.spent().tool_calls,
@@ -300,6 +301,7 @@ async fn run_one(
         report_path: write_error.is_none().then(|| run_dir.report_path()),
         sources: d.report.sources.len(),
         total_tokens: spent.tokens,
+        cached_tokens: ctx.meter.cached_input_tokens(),
         cost_usd: spent.usd,
         duration,
         tool_calls: spent.tool_calls,
@@ -512,6 +514,7 @@ fn emit_usage(
     let models = ctx.meter.snapshot();
     let input: u64 = models.iter().map(|m| m.input_tokens).sum();
     let output: u64 = models.iter().map(|m| m.output_tokens).sum();
+    let cached: u64 = models.iter().map(|m| m.cached_input_tokens).sum();
     ctx.emitter.emit(
         MAIN_AGENT,
         EventBody::Usage {
@@ -520,6 +523,7 @@ fn emit_usage(
             model_calls: spent.model_calls,
             input_tokens: input,
             output_tokens: output,
+            cached_input_tokens: cached,
             cost_usd: spent.usd,
             duration_ms: duration.as_millis() as u64,
             sources: fin.sources.len(),

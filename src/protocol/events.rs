@@ -207,6 +207,10 @@ pub enum EventBody {
         model_calls: u64,
         input_tokens: u64,
         output_tokens: u64,
+        /// Of the input tokens, those read from the providers' prompt
+        /// caches (priced at the tier's cached rate).
+        #[serde(default)]
+        cached_input_tokens: u64,
         cost_usd: f64,
         duration_ms: u64,
         sources: usize,
@@ -325,6 +329,9 @@ pub struct ModelUsage {
     pub calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of the input tokens, those read from the provider's prompt cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
     pub cost_usd: f64,
 }
 

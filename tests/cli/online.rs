@@ -213,7 +213,9 @@ async fn chat(State(s): State<Session>, headers: HeaderMap, body: axum::Json<Val
         _ => {}
     }
     let stream = body["stream"].as_bool().unwrap_or(false);
-    let usage = json!({"prompt_tokens": 120, "completion_tokens": 30});
+    // 96 of the 120 prompt tokens read from the provider's cache.
+    let usage = json!({"prompt_tokens": 120, "completion_tokens": 30,
+        "prompt_tokens_details": {"cached_tokens": 96}});
     let (content, calls) = match (s.script)(&body) {
         Err(text) => (text, vec![]),
         Ok(calls) if !has_tools => {
@@ -459,12 +461,23 @@ fn online_session_native_tools_non_streaming_and_streaming() {
                 total_tokens,
                 cost_usd,
                 models,
+                cached_input_tokens,
                 ..
-            } => Some((*total_tokens, *cost_usd, models.clone())),
+            } => Some((
+                *total_tokens,
+                *cost_usd,
+                models.clone(),
+                *cached_input_tokens,
+            )),
             _ => None,
         });
-        let (tokens, cost, models) = usage.unwrap();
+        let (tokens, cost, models, cached) = usage.unwrap();
         assert_eq!(tokens, 150 * requests.len() as u64, "usage from the API");
+        assert_eq!(
+            cached,
+            96 * requests.len() as u64,
+            "cached tokens from the API"
+        );
         let expected: f64 = models
             .iter()
             .map(|m| {
@@ -473,13 +486,28 @@ fn online_session_native_tools_non_streaming_and_streaming() {
                     .into_iter()
                     .find(|s| s.slug == m.model)
                     .unwrap();
-                s.cost(m.input_tokens, m.output_tokens)
+                assert_eq!(m.cached_input_tokens, 96 * m.calls, "{m:?}");
+                s.cost(m.input_tokens, m.output_tokens, m.cached_input_tokens)
             })
             .sum();
         assert!(
             (cost - expected).abs() < 1e-12 && cost > 0.0,
             "{cost} vs {expected}"
         );
+        // The DeepSeek slot's cached tokens cost a tenth: the run costs less
+        // than the same tokens uncached.
+        let uncached: f64 = models
+            .iter()
+            .map(|m| {
+                let slot = dra::config::MODEL_TIERS[0];
+                let s = [slot.research, slot.subagent, slot.utility]
+                    .into_iter()
+                    .find(|s| s.slug == m.model)
+                    .unwrap();
+                s.cost(m.input_tokens, m.output_tokens, 0)
+            })
+            .sum();
+        assert!(cost < uncached, "{cost} vs {uncached}");
         if streaming == "true" {
             assert!(events.iter().any(|e| matches!(&e.body, EventBody::Thinking { text } if text.contains("thinking about it"))));
         }

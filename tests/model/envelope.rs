@@ -127,7 +127,8 @@ async fn a_malformed_call_gets_a_repair_turn() {
             r.usage,
             Usage {
                 input_tokens: 20,
-                output_tokens: 10
+                output_tokens: 10,
+                cached_input_tokens: 0
             }
         );
         let reqs = server.requests();

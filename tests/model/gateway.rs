@@ -140,7 +140,8 @@ async fn usage_chunks_with_an_empty_choice_or_none_are_counted() {
             a.usage,
             Usage {
                 input_tokens: 11,
-                output_tokens: 3
+                output_tokens: 3,
+                cached_input_tokens: 0
             }
         );
         let b = model

@@ -57,7 +57,8 @@ async fn a_whole_answer_maps_both_ways() {
             r.usage,
             Usage {
                 input_tokens: 120,
-                output_tokens: 30
+                output_tokens: 30,
+                cached_input_tokens: 0
             }
         );
         assert_eq!(r.model, "test/model-a");
@@ -185,7 +186,8 @@ async fn a_stream_assembles_text_calls_reasoning_and_usage() {
             r.usage,
             Usage {
                 input_tokens: 50,
-                output_tokens: 7
+                output_tokens: 7,
+                cached_input_tokens: 0
             }
         );
         assert_eq!(
@@ -249,6 +251,46 @@ async fn odd_but_usable_answers_are_read() {
             r.tool_calls[0].arguments,
             Value::String("{\"query\": tru".into())
         );
+    })
+    .await;
+}
+
+/// Prompt-cache reads are counted as the providers report them: OpenAI's
+/// and OpenRouter's `prompt_tokens_details.cached_tokens`, an
+/// Anthropic-style `cache_read_input_tokens`; never more than the prompt.
+#[tokio::test]
+async fn cached_prompt_tokens_are_read_from_usage() {
+    within(async {
+        let answer = |usage: Value| {
+            let mut c = completion(
+                json!({"role": "assistant", "content": "ok"}),
+                "stop",
+                (0, 0),
+            );
+            c["usage"] = usage;
+            Reply::json(c)
+        };
+        let server = Scripted::start(vec![
+            answer(json!({"prompt_tokens": 2048, "completion_tokens": 9,
+                "prompt_tokens_details": {"cached_tokens": 1536}})),
+            answer(json!({"prompt_tokens": 900, "completion_tokens": 4,
+                "cache_read_input_tokens": 640})),
+            answer(json!({"prompt_tokens": 100, "completion_tokens": 1,
+                "prompt_tokens_details": {"cached_tokens": 5000}})),
+            answer(json!({"prompt_tokens": 100, "completion_tokens": 1,
+                "prompt_tokens_details": {"cached_tokens": null}})),
+        ])
+        .await;
+        let model = client(options(&server, "test/model-a"));
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            let r = model
+                .complete(&request(question(), vec![]), &NoSink)
+                .await
+                .unwrap();
+            seen.push((r.usage.input_tokens, r.usage.cached_input_tokens));
+        }
+        assert_eq!(seen, [(2048, 1536), (900, 640), (100, 100), (100, 0)]);
     })
     .await;
 }

@@ -526,8 +526,13 @@ impl Human {
         if let Some(p) = &s.report_path {
             out.push_str(&format!("{}\n", p.display()));
         }
+        let cached = if s.cached_tokens > 0 {
+            format!(" ({} cached)", s.cached_tokens)
+        } else {
+            String::new()
+        };
         out.push_str(&format!(
-            "{state} ({reason}): {} sources, {} tool calls, {} tokens, {}, {:.1} s\n",
+            "{state} ({reason}): {} sources, {} tool calls, {} tokens{cached}, {}, {:.1} s\n",
             s.sources,
             s.tool_calls,
             s.total_tokens,

@@ -104,6 +104,14 @@ pub struct ChatRequest {
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of the input tokens, those the provider read from its prompt cache
+    /// (a repeated prefix), billed at its cached rate.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_input_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {

@@ -206,6 +206,7 @@ impl OpenAiClient {
             if let Some(u) = a.usage {
                 usage.input_tokens += u.input_tokens;
                 usage.output_tokens += u.output_tokens;
+                usage.cached_input_tokens += u.cached_input_tokens;
             }
             let (content, t) = split_thinking(&a.content, &a.thinking);
             if let Some(t) = t {

@@ -360,7 +360,8 @@ mod tests {
             a.usage,
             Some(Usage {
                 input_tokens: 11,
-                output_tokens: 2
+                output_tokens: 2,
+                cached_input_tokens: 0
             })
         );
         assert!(a.done);

@@ -109,13 +109,31 @@ pub struct WireUsage {
     pub prompt_tokens: Option<u64>,
     #[serde(deserialize_with = "lenient")]
     pub completion_tokens: Option<u64>,
+    /// OpenAI and OpenRouter: `prompt_tokens_details.cached_tokens`.
+    pub prompt_tokens_details: Option<Value>,
+    /// Anthropic-style gateways: cache reads counted apart.
+    #[serde(deserialize_with = "lenient")]
+    pub cache_read_input_tokens: Option<u64>,
 }
 
 impl WireUsage {
     pub fn to_usage(&self) -> Usage {
+        let input = self.prompt_tokens.unwrap_or(0);
+        let details = self
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.get("cached_tokens"))
+            .and_then(Value::as_u64);
+        let cached = details
+            .into_iter()
+            .chain(self.cache_read_input_tokens)
+            .max()
+            .unwrap_or(0);
         Usage {
-            input_tokens: self.prompt_tokens.unwrap_or(0),
+            input_tokens: input,
             output_tokens: self.completion_tokens.unwrap_or(0),
+            // Never more than the prompt: a provider's odd count is capped.
+            cached_input_tokens: cached.min(input),
         }
     }
 }

@@ -80,7 +80,17 @@ impl StaticModel {
             .and_then(|t| t.flatten_all())
             .and_then(|t| t.to_vec1::<f32>())
             .map_err(|e| damaged(dir, "model.safetensors", e))?;
-        let tokenizer = Tokenizer::from_bytes(&tokenizer_text)
+        let mut tokenizer = Tokenizer::from_bytes(&tokenizer_text)
+            .map_err(|e| damaged(dir, "tokenizer.json", e))?;
+        // A transformer's tokenizer.json pads every text to a fixed length
+        // and cuts it at 128 tokens: here a text's own tokens, up to
+        // MAX_TOKENS, are its vector, and a pad would count as a token.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length: MAX_TOKENS,
+                ..tokenizers::TruncationParams::default()
+            }))
             .map_err(|e| damaged(dir, "tokenizer.json", e))?;
         if tokenizer.get_vocab_size(true) > rows {
             return Err(damaged(
@@ -104,7 +114,7 @@ impl StaticModel {
             .unwrap_or_else(|| PathBuf::from(dir).display().to_string());
         Ok(StaticModel {
             id: format!("{name} (static, {dim} dims)"),
-            fingerprint: format!("static-{dim}-{fingerprint}"),
+            fingerprint: format!("static-{dim}-{MAX_TOKENS}-{fingerprint}"),
             dim,
             table,
             tokenizer,
@@ -114,7 +124,13 @@ impl StaticModel {
     fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let encoding = self.tokenizer.encode(text, false).map_err(run)?;
         let mut sum = vec![0f32; self.dim];
-        for &id in encoding.get_ids().iter().take(MAX_TOKENS) {
+        let real = encoding.get_attention_mask();
+        for (&id, _) in encoding
+            .get_ids()
+            .iter()
+            .zip(real)
+            .filter(|&(_, &m)| m == 1)
+        {
             let at = id as usize * self.dim;
             if let Some(row) = self.table.get(at..at + self.dim) {
                 for (s, x) in sum.iter_mut().zip(row) {

@@ -105,7 +105,7 @@ fn a_distilled_static_model_embeds_by_meaning() {
     for f in ["config.json", "tokenizer.json"] {
         std::fs::copy(dir.join(f), short.join(f)).unwrap();
     }
-    let table = candle_free_table(2, 4);
+    let table = safetensors_table(&[0.0; 8], 2, 4);
     std::fs::write(short.join("model.safetensors"), table).unwrap();
     let err = dra::embed::load(&short).err().unwrap().to_string();
     assert!(
@@ -115,16 +115,53 @@ fn a_distilled_static_model_embeds_by_meaning() {
 }
 
 /// A safetensors file with one f32 `embeddings` table of `rows` x `dim`
-/// zeros, written by hand (its format is a JSON header and the bytes).
-fn candle_free_table(rows: usize, dim: usize) -> Vec<u8> {
+/// `values`, written by hand (its format is a JSON header and the bytes).
+fn safetensors_table(values: &[f32], rows: usize, dim: usize) -> Vec<u8> {
     let bytes = rows * dim * 4;
     let header = format!(
         r#"{{"embeddings":{{"dtype":"F32","shape":[{rows},{dim}],"data_offsets":[0,{bytes}]}}}}"#
     );
     let mut out = (header.len() as u64).to_le_bytes().to_vec();
     out.extend(header.as_bytes());
-    out.extend(vec![0u8; bytes]);
+    out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
     out
+}
+
+/// A static model's vector is the mean of the text's own tokens: a
+/// tokenizer.json that pads every text to a fixed length (as a
+/// transformer's does) adds no pad rows to it.
+#[test]
+fn a_static_model_averages_only_the_texts_own_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokenizer = r#"{"version":"1.0","truncation":null,
+        "padding":{"strategy":{"Fixed":8},"direction":"Right","pad_to_multiple_of":null,"pad_id":0,"pad_type_id":0,"pad_token":"[PAD]"},
+        "added_tokens":[],"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,"decoder":null,
+        "model":{"type":"WordLevel","vocab":{"[PAD]":0,"north":1,"south":2},"unk_token":"[PAD]"}}"#;
+    std::fs::write(dir.path().join("tokenizer.json"), tokenizer).unwrap();
+    std::fs::write(
+        dir.path().join("config.json"),
+        r#"{"model_type": "model2vec", "hidden_dim": 2, "normalize": true}"#,
+    )
+    .unwrap();
+    // [PAD] points one way, "north" and "south" two others.
+    let rows = [1.0, 0.0, 0.0, 1.0, 0.6, 0.8];
+    std::fs::write(
+        dir.path().join("model.safetensors"),
+        safetensors_table(&rows, 3, 2),
+    )
+    .unwrap();
+    let m = dra::embed::load(dir.path()).unwrap();
+    let v = m.embed(&["north", "north south"]).unwrap();
+    assert!(
+        (v[0][0]).abs() < 1e-6 && (v[0][1] - 1.0).abs() < 1e-6,
+        "{v:?}"
+    );
+    // (0,1) + (0.6,0.8) = (0.6,1.8), at unit length.
+    let n = (0.6f32 * 0.6 + 1.8 * 1.8).sqrt();
+    assert!(
+        (v[1][0] - 0.6 / n).abs() < 1e-5 && (v[1][1] - 1.8 / n).abs() < 1e-5,
+        "{v:?}"
+    );
 }
 
 fn page(url: &str, title: &str, text: &str) -> RawDocument {

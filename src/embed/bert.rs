@@ -10,7 +10,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
-use super::{EmbedError, Embedder};
+use super::{EmbedError, Embedder, damaged, run};
 
 /// Tokens read per text (the model reads up to 256): the start of a passage
 /// says what it is about, and half the tokens take less than half the time.
@@ -27,14 +27,6 @@ pub struct SentenceBert {
     tokenizer: Tokenizer,
 }
 
-fn damaged(dir: &Path, file: &'static str, detail: impl std::fmt::Display) -> EmbedError {
-    EmbedError::Damaged {
-        dir: dir.to_path_buf(),
-        file,
-        detail: detail.to_string(),
-    }
-}
-
 /// The start of the SHA-256 of the model's files, in hex.
 pub(super) fn fingerprint(files: &[&[u8]]) -> String {
     use sha2::{Digest, Sha256};
@@ -47,10 +39,6 @@ pub(super) fn fingerprint(files: &[&[u8]]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn run(e: impl std::fmt::Display) -> EmbedError {
-    EmbedError::Run(e.to_string())
 }
 
 impl SentenceBert {

@@ -60,6 +60,20 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 
+/// A model file that does not read as what it should be.
+fn damaged(dir: &Path, file: &'static str, detail: impl std::fmt::Display) -> EmbedError {
+    EmbedError::Damaged {
+        dir: dir.to_path_buf(),
+        file,
+        detail: detail.to_string(),
+    }
+}
+
+/// Embedding failed while running.
+fn run(e: impl std::fmt::Display) -> EmbedError {
+    EmbedError::Run(e.to_string())
+}
+
 /// The similarity of two unit vectors (their dot product, in -1..=1).
 pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use candle_core::{DType, Device, Tensor};
 use tokenizers::Tokenizer;
 
-use super::{EmbedError, Embedder, SentenceBert};
+use super::{EmbedError, Embedder, SentenceBert, damaged, run};
 
 /// The table's name in `model.safetensors`, as model2vec writes it.
 const TABLE: &str = "embeddings";
@@ -37,18 +37,6 @@ pub struct StaticModel {
     /// One row of `dim` numbers per token id.
     table: Vec<f32>,
     tokenizer: Tokenizer,
-}
-
-fn damaged(dir: &Path, file: &'static str, detail: impl std::fmt::Display) -> EmbedError {
-    EmbedError::Damaged {
-        dir: dir.to_path_buf(),
-        file,
-        detail: detail.to_string(),
-    }
-}
-
-fn run(e: impl std::fmt::Display) -> EmbedError {
-    EmbedError::Run(e.to_string())
 }
 
 /// Whether a `config.json` text names a static (model2vec) model.

@@ -49,10 +49,7 @@ fn the_model_puts_a_paraphrase_nearer_than_shared_words() {
             "The train to Lyon leaves at noon.",
         ])
         .unwrap();
-    for x in &v {
-        let norm: f32 = x.iter().map(|a| a * a).sum::<f32>().sqrt();
-        assert!((norm - 1.0).abs() < 1e-3, "not unit length: {norm}");
-    }
+    assert_unit_length(&v);
     let paraphrase = similarity(&v[0], &v[1]);
     let unrelated = similarity(&v[0], &v[3]);
     assert!(paraphrase > unrelated + 0.2, "{paraphrase} vs {unrelated}");
@@ -83,10 +80,7 @@ fn a_distilled_static_model_embeds_by_meaning() {
             "The train to Lyon leaves at noon.",
         ])
         .unwrap();
-    for x in &v {
-        let norm: f32 = x.iter().map(|a| a * a).sum::<f32>().sqrt();
-        assert!((norm - 1.0).abs() < 1e-3, "not unit length: {norm}");
-    }
+    assert_unit_length(&v);
     let paraphrase = similarity(&v[0], &v[1]);
     let unrelated = similarity(&v[0], &v[2]);
     assert!(paraphrase > unrelated + 0.1, "{paraphrase} vs {unrelated}");
@@ -162,6 +156,13 @@ fn a_static_model_averages_only_the_texts_own_tokens() {
         (v[1][0] - 0.6 / n).abs() < 1e-5 && (v[1][1] - 1.8 / n).abs() < 1e-5,
         "{v:?}"
     );
+}
+
+fn assert_unit_length(vectors: &[Vec<f32>]) {
+    for x in vectors {
+        let norm: f32 = x.iter().map(|a| a * a).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-3, "not unit length: {norm}");
+    }
 }
 
 fn page(url: &str, title: &str, text: &str) -> RawDocument {

@@ -478,16 +478,19 @@ fn online_session_native_tools_non_streaming_and_streaming() {
             96 * requests.len() as u64,
             "cached tokens from the API"
         );
+        // The tier's slot that served a model.
+        let slot_of = |model: &str| {
+            let tier = dra::config::MODEL_TIERS[0];
+            [tier.research, tier.subagent, tier.utility]
+                .into_iter()
+                .find(|s| s.slug == model)
+                .unwrap()
+        };
         let expected: f64 = models
             .iter()
             .map(|m| {
-                let slot = dra::config::MODEL_TIERS[0];
-                let s = [slot.research, slot.subagent, slot.utility]
-                    .into_iter()
-                    .find(|s| s.slug == m.model)
-                    .unwrap();
                 assert_eq!(m.cached_input_tokens, 96 * m.calls, "{m:?}");
-                s.cost(m.input_tokens, m.output_tokens, m.cached_input_tokens)
+                slot_of(&m.model).cost(m.input_tokens, m.output_tokens, m.cached_input_tokens)
             })
             .sum();
         assert!(
@@ -498,14 +501,7 @@ fn online_session_native_tools_non_streaming_and_streaming() {
         // than the same tokens uncached.
         let uncached: f64 = models
             .iter()
-            .map(|m| {
-                let slot = dra::config::MODEL_TIERS[0];
-                let s = [slot.research, slot.subagent, slot.utility]
-                    .into_iter()
-                    .find(|s| s.slug == m.model)
-                    .unwrap();
-                s.cost(m.input_tokens, m.output_tokens, 0)
-            })
+            .map(|m| slot_of(&m.model).cost(m.input_tokens, m.output_tokens, 0))
             .sum();
         assert!(cost < uncached, "{cost} vs {uncached}");
         if streaming == "true" {
